@@ -1,0 +1,75 @@
+// Host side of a scan on the device: sizes and takes the temporary storage, clears the tile
+// states, launches, and finishes the call the way Thrust does (stream, errors, synchronization).
+#pragma once
+
+#include <spscan/detail/accumulator.h>
+#include <spscan/detail/config.h>
+#include <spscan/detail/scan_kernel.h>
+#include <spscan/detail/scan_tuning.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <thrust/type_traits/unwrap_contiguous_iterator.h>
+
+#include <cstdint>
+
+namespace spscan::detail
+{
+
+inline bool is_16_byte_aligned(const void* p)
+{
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+template <class Iterator>
+bool allows_vector_access(const Iterator& it)
+{
+  if constexpr (::cuda::std::is_pointer_v<Iterator>)
+  {
+    return is_16_byte_aligned(it);
+  }
+  else
+  {
+    return false;
+  }
+}
+
+// Scans `count` elements (negative counts are empty ranges, as in Thrust) and returns
+// result + count. Contiguous iterators (device_ptr, vector iterators) are unwrapped to raw
+// pointers, so they share the kernels of raw pointers and can use vectorized accesses.
+template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op>
+OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
+{
+  const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
+  if (n != 0)
+  {
+    auto in  = thrust::try_unwrap_contiguous_iterator(first);
+    auto out = thrust::try_unwrap_contiguous_iterator(result);
+    using tuning = scan_tuning<value_of<decltype(in)>, Accum, value_of<decltype(out)>>;
+    using params = scan_params<decltype(in), decltype(out), Accum, Op, Kind, tuning>;
+    using state  = typename params::state;
+
+    params p{in, out, n, (n + tuning::tile_items - 1) / tuning::tile_items, op, init, state{}, nullptr,
+             allows_vector_access(in), allows_vector_access(out)};
+    const cudaStream_t stream = stream_of(policy);
+    if (p.tiles == 1)
+    {
+      scan_kernel<params><<<1, tuning::threads, 0, stream>>>(p);
+      throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
+    }
+    else
+    {
+      const tile_storage_layout<state> layout{p.tiles};
+      temporary_bytes<Derived> storage(policy, layout.total_bytes());
+      void* base = thrust::raw_pointer_cast(storage.data());
+      throw_if_failed(cudaMemsetAsync(base, 0, layout.zeroed_bytes(), stream), "spscan: clearing tile states failed");
+      p.tile_counter = layout.counter(base);
+      p.tiles_state  = layout.state(base);
+      scan_kernel<params><<<static_cast<unsigned>(p.tiles), tuning::threads, 0, stream>>>(p);
+      throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
+    }
+  }
+  finish_call(policy, "spscan: scan failed to synchronize");
+  return result + (count > 0 ? count : Size{0});
+}
+
+} // namespace spscan::detail

@@ -1,0 +1,289 @@
+// The single-pass scan kernel: one CTA scans one tile.
+//
+//  1. take a tile id from the global counter (ids are handed out in the order CTAs start, so
+//     every lower id belongs to a CTA that is already running: waiting on it cannot deadlock);
+//  2. load the tile (tile_io.h) and fold each thread's items;
+//  3. block-wide exclusive scan of the thread totals (CUB's BlockScan), giving the tile's aggregate;
+//  4. warp 0 publishes A, looks back (look_back.h) for the tile's exclusive prefix, publishes P;
+//  5. every thread re-scans its items from its own prefix and the tile is stored.
+// Each element is read once and written once. A scan of a single tile skips 1 and 4 and needs
+// no temporary storage.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/look_back.h>
+#include <spscan/detail/tile_io.h>
+#include <spscan/detail/tile_state.h>
+
+#include <cub/block/block_scan.cuh>
+#include <cub/util_ptx.cuh>
+
+#include <cuda/std/type_traits>
+
+namespace spscan::detail
+{
+
+enum class scan_kind
+{
+  inclusive, // out[i] = x0 op ... op xi
+  inclusive_init, // out[i] = init op x0 op ... op xi
+  exclusive, // out[i] = init op x0 op ... op x(i-1)
+};
+
+template <class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind, class Tuning>
+struct scan_params
+{
+  using accum  = Accum;
+  using tuning = Tuning;
+  using state  = tile_state_for<Accum>;
+  static constexpr scan_kind kind = Kind;
+
+  InputIt in;
+  OutputIt out;
+  std::size_t n;
+  std::size_t tiles;
+  Op op;
+  Accum init; // unused for scan_kind::inclusive
+  state tiles_state;
+  std::uint32_t* tile_counter; // null when tiles == 1
+  bool vector_load; // input is a 16-byte aligned raw pointer and the type allows it
+  bool vector_store; // likewise for the output
+};
+
+// The warp as seen by the look-back: lane i reads tile first + i.
+template <class Accum>
+struct warp_lanes
+{
+  static constexpr std::uint32_t status_out_of_range = 0xffu;
+
+  tile_snapshot<Accum> mine;
+  unsigned pause_ns = 0;
+
+  template <class State>
+  __device__ void load(const State& state, long long first)
+  {
+    const long long tile = first + static_cast<long long>(threadIdx.x % warp_threads);
+    if (tile >= 0)
+    {
+      mine = state.load(static_cast<std::size_t>(tile));
+    }
+    else
+    {
+      mine.status = status_out_of_range;
+    }
+  }
+  __device__ std::uint32_t mask(tile_status status) const
+  {
+    return __ballot_sync(0xffffffffu, mine.status == status);
+  }
+  __device__ Accum value(int lane) const
+  {
+    return cub::ShuffleIndex<warp_threads>(mine.value, lane, 0xffffffffu);
+  }
+  // Exponential back-off keeps polling from flooding L2 while predecessors finish.
+  __device__ void pause()
+  {
+    __nanosleep(pause_ns);
+    pause_ns = pause_ns < 1024 ? pause_ns * 2 + 32 : pause_ns;
+  }
+};
+
+template <class Params>
+struct scan_tile
+{
+  using accum                  = typename Params::accum;
+  using tuning                 = typename Params::tuning;
+  static constexpr int threads = tuning::threads;
+  static constexpr int items   = tuning::items;
+  static constexpr int warps   = threads / warp_threads;
+  static constexpr int segment = warp_threads * items;
+
+  using input_value  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<decltype(Params::in)>>;
+  using output_value = ::cuda::std::remove_pointer_t<decltype(Params::out)>;
+  static constexpr bool vector_input =
+    ::cuda::std::is_pointer_v<decltype(Params::in)> && vector_shape<input_value, items>::fits;
+  static constexpr bool vector_output =
+    ::cuda::std::is_pointer_v<decltype(Params::out)> && !::cuda::std::is_const_v<output_value>
+    && vector_shape<output_value, items>::fits;
+
+  static constexpr std::size_t largest(std::size_t a, std::size_t b)
+  {
+    return a > b ? a : b;
+  }
+  static constexpr std::size_t exchange_bytes =
+    largest(element_exchange_bytes<accum, items>,
+            largest(vector_input ? vector_exchange_bytes<input_value, items> : 0,
+                    vector_output ? vector_exchange_bytes<output_value, items> : 0));
+
+  using block_scan = cub::BlockScan<accum, threads, cub::BLOCK_SCAN_WARP_SCANS>;
+
+  struct shared_storage
+  {
+    alignas(16) unsigned char exchange[warps][exchange_bytes];
+    typename block_scan::TempStorage scan;
+    alignas(accum) unsigned char tile_prefix[sizeof(accum)];
+    std::uint32_t tile_id;
+  };
+
+  __device__ static void run(Params& p, shared_storage& shared)
+  {
+    const int thread = static_cast<int>(threadIdx.x);
+    const int lane   = thread % warp_threads;
+    const int warp   = thread / warp_threads;
+
+    std::size_t tile = 0;
+    if (p.tiles > 1)
+    {
+      if (thread == 0)
+      {
+        shared.tile_id = device_atomic_ref<std::uint32_t>(*p.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
+      }
+      __syncthreads();
+      tile = shared.tile_id;
+    }
+    const std::size_t tile_begin = tile * tuning::tile_items;
+    const std::size_t remaining  = p.n - tile_begin;
+    const bool full_tile         = remaining >= static_cast<std::size_t>(tuning::tile_items);
+    const int tile_valid         = full_tile ? tuning::tile_items : static_cast<int>(remaining);
+    const int segment_begin      = warp * segment;
+
+    unsigned char* exchange = shared.exchange[warp];
+    accum items_[items];
+    load(p, tile_begin, segment_begin, full_tile, tile_valid, items_, exchange, lane);
+
+    accum thread_total = items_[0];
+#pragma unroll
+    for (int j = 1; j < items; ++j)
+    {
+      thread_total = p.op(thread_total, items_[j]);
+    }
+    accum thread_prefix; // undefined for thread 0
+    accum tile_total;
+    block_scan(shared.scan).ExclusiveScan(thread_total, thread_prefix, p.op, tile_total);
+
+    accum& tile_prefix = *reinterpret_cast<accum*>(shared.tile_prefix);
+    if (tile == 0)
+    {
+      if (p.tiles > 1 && thread == 0)
+      {
+        p.tiles_state.publish(0, status_prefix, Params::kind == scan_kind::inclusive ? tile_total : p.op(p.init, tile_total));
+      }
+    }
+    else if (warp == 0)
+    {
+      if (lane == 0)
+      {
+        p.tiles_state.publish(tile, status_aggregate, tile_total);
+      }
+      warp_lanes<accum> lanes;
+      const accum prefix = exclusive_prefix_of<accum>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
+      if (lane == 0)
+      {
+        p.tiles_state.publish(tile, status_prefix, p.op(prefix, tile_total));
+        tile_prefix = prefix;
+      }
+    }
+    __syncthreads();
+
+    // This thread's exclusive prefix, if it has one (only thread 0 of tile 0 of a scan without
+    // init has none).
+    const bool tile_has_prefix = tile > 0 || Params::kind != scan_kind::inclusive;
+    accum running;
+    if (tile_has_prefix)
+    {
+      running = tile > 0 ? tile_prefix : p.init;
+      if (thread > 0)
+      {
+        running = p.op(running, thread_prefix);
+      }
+    }
+    else if (thread > 0)
+    {
+      running = thread_prefix;
+    }
+
+    if constexpr (Params::kind == scan_kind::exclusive)
+    {
+#pragma unroll
+      for (int j = 0; j < items; ++j)
+      {
+        const accum item = items_[j];
+        items_[j]        = running;
+        if (j + 1 < items)
+        {
+          running = p.op(running, item);
+        }
+      }
+    }
+    else
+    {
+      running   = (tile_has_prefix || thread > 0) ? p.op(running, items_[0]) : items_[0];
+      items_[0] = running;
+#pragma unroll
+      for (int j = 1; j < items; ++j)
+      {
+        running   = p.op(running, items_[j]);
+        items_[j] = running;
+      }
+    }
+
+    store(p, tile_begin, segment_begin, full_tile, tile_valid, items_, exchange, lane);
+  }
+
+  __device__ static void load(const Params& p,
+                              std::size_t tile_begin,
+                              int segment_begin,
+                              bool full_tile,
+                              int tile_valid,
+                              accum (&items_)[items],
+                              unsigned char* exchange,
+                              int lane)
+  {
+    const auto tile_in = p.in + static_cast<difference_of<decltype(Params::in)>>(tile_begin);
+    if constexpr (vector_input)
+    {
+      if (full_tile && p.vector_load)
+      {
+        load_vectors<items>(tile_in + segment_begin, items_, reinterpret_cast<uint4*>(exchange), lane);
+        return;
+      }
+    }
+    accum last{};
+    if (!full_tile)
+    {
+      last = tile_in[static_cast<difference_of<decltype(Params::in)>>(tile_valid - 1)];
+    }
+    load_elements<items>(tile_in + segment_begin, tile_valid - segment_begin, last, items_, reinterpret_cast<accum*>(exchange), lane);
+  }
+
+  __device__ static void store(const Params& p,
+                               std::size_t tile_begin,
+                               int segment_begin,
+                               bool full_tile,
+                               int tile_valid,
+                               const accum (&items_)[items],
+                               unsigned char* exchange,
+                               int lane)
+  {
+    const auto tile_out = p.out + static_cast<difference_of<decltype(Params::out)>>(tile_begin);
+    if constexpr (vector_output)
+    {
+      if (full_tile && p.vector_store)
+      {
+        store_vectors<items>(tile_out + segment_begin, items_, reinterpret_cast<uint4*>(exchange), lane);
+        return;
+      }
+    }
+    store_elements<items>(tile_out + segment_begin, tile_valid - segment_begin, items_, reinterpret_cast<accum*>(exchange), lane);
+  }
+};
+
+template <class Params>
+SPSCAN_KERNEL void __launch_bounds__(Params::tuning::threads) scan_kernel(Params p)
+{
+  using tile = scan_tile<Params>;
+  __shared__ typename tile::shared_storage shared;
+  tile::run(p, shared);
+}
+
+} // namespace spscan::detail

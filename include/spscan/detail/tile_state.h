@@ -1,0 +1,169 @@
+// Tile states of the decoupled look-back: per tile, a status (X: nothing yet, A: the tile's
+// aggregate, P: the inclusive prefix through the tile) and a value. The same code runs on the
+// device and on host threads (the protocol model test), through cuda::atomic_ref.
+//
+// Two layouts:
+//  - packed_tile_state: accumulators of up to 4 bytes share one 64-bit word with their status,
+//    so a single relaxed atomic store/load publishes/reads both; no fence separates them.
+//  - split_tile_state: any larger trivially copyable accumulator. The value is written first,
+//    then the status with release semantics; a reader acquires the status before it reads the
+//    value. A and P have separate value slots, so a reader that saw A never reads a slot that a
+//    later P overwrites.
+// Both start from all-zero status words (X == 0), which a memset provides.
+#pragma once
+
+#include <spscan/detail/config.h>
+
+#include <cuda/atomic>
+#include <cuda/std/cstring>
+#include <cuda/std/type_traits>
+
+namespace spscan::detail
+{
+
+enum tile_status : std::uint32_t
+{
+  status_empty     = 0, // X: the tile has published nothing yet
+  status_aggregate = 1, // A: value is the tile's own aggregate
+  status_prefix    = 2, // P: value is the inclusive prefix through the tile
+};
+
+template <class Accum>
+struct tile_snapshot
+{
+  std::uint32_t status;
+  Accum value; // meaningful only when status != status_empty
+};
+
+template <class T>
+using device_atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
+
+template <class Accum>
+class packed_tile_state
+{
+  static_assert(sizeof(Accum) <= 4 && ::cuda::std::is_trivially_copyable_v<Accum>);
+
+public:
+  static constexpr bool packed = true;
+
+  SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
+  {
+    return tiles * sizeof(std::uint64_t);
+  }
+  SPSCAN_HOST_DEVICE static std::size_t value_bytes(std::size_t)
+  {
+    return 0;
+  }
+
+  packed_tile_state() = default;
+  SPSCAN_HOST_DEVICE packed_tile_state(void* status_storage, void*)
+      : words_(static_cast<std::uint64_t*>(status_storage))
+  {}
+
+  SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const Accum& value) const
+  {
+    std::uint32_t bits = 0;
+    ::cuda::std::memcpy(&bits, &value, sizeof(Accum));
+    const std::uint64_t word = (std::uint64_t{bits} << 32) | status;
+    device_atomic_ref<std::uint64_t>(words_[tile]).store(word, ::cuda::std::memory_order_relaxed);
+  }
+
+  SPSCAN_HOST_DEVICE tile_snapshot<Accum> load(std::size_t tile) const
+  {
+    const std::uint64_t word = device_atomic_ref<std::uint64_t>(words_[tile]).load(::cuda::std::memory_order_relaxed);
+    const auto bits          = static_cast<std::uint32_t>(word >> 32);
+    tile_snapshot<Accum> s{static_cast<std::uint32_t>(word), {}};
+    ::cuda::std::memcpy(&s.value, &bits, sizeof(Accum));
+    return s;
+  }
+
+private:
+  std::uint64_t* words_ = nullptr;
+};
+
+template <class Accum>
+class split_tile_state
+{
+  static_assert(::cuda::std::is_trivially_copyable_v<Accum>);
+
+public:
+  static constexpr bool packed = false;
+
+  SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
+  {
+    return tiles * sizeof(std::uint32_t);
+  }
+  SPSCAN_HOST_DEVICE static std::size_t value_bytes(std::size_t tiles)
+  {
+    return 2 * tiles * sizeof(Accum);
+  }
+
+  split_tile_state() = default;
+  SPSCAN_HOST_DEVICE split_tile_state(void* status_storage, void* value_storage)
+      : status_(static_cast<std::uint32_t*>(status_storage))
+      , values_(static_cast<Accum*>(value_storage))
+  {}
+
+  SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const Accum& value) const
+  {
+    slot(tile, status) = value;
+    device_atomic_ref<std::uint32_t>(status_[tile]).store(status, ::cuda::std::memory_order_release);
+  }
+
+  SPSCAN_HOST_DEVICE tile_snapshot<Accum> load(std::size_t tile) const
+  {
+    tile_snapshot<Accum> s{device_atomic_ref<std::uint32_t>(status_[tile]).load(::cuda::std::memory_order_acquire), {}};
+    if (s.status != status_empty)
+    {
+      s.value = slot(tile, static_cast<tile_status>(s.status));
+    }
+    return s;
+  }
+
+private:
+  SPSCAN_HOST_DEVICE Accum& slot(std::size_t tile, tile_status status) const
+  {
+    return values_[2 * tile + (status == status_prefix ? 1 : 0)];
+  }
+
+  std::uint32_t* status_ = nullptr;
+  Accum* values_         = nullptr;
+};
+
+template <class Accum>
+using tile_state_for =
+  ::cuda::std::conditional_t<(sizeof(Accum) <= 4), packed_tile_state<Accum>, split_tile_state<Accum>>;
+
+// Layout of the temporary storage of a multi-tile scan: the tile counter and the status words
+// (the part that must start zeroed, so one memset clears it), then the value slots.
+template <class State>
+struct tile_storage_layout
+{
+  static constexpr std::size_t counter_bytes = 16;
+
+  std::size_t tiles;
+
+  SPSCAN_HOST_DEVICE std::size_t zeroed_bytes() const
+  {
+    return round_up(counter_bytes + State::status_bytes(tiles));
+  }
+  SPSCAN_HOST_DEVICE std::size_t total_bytes() const
+  {
+    return zeroed_bytes() + State::value_bytes(tiles);
+  }
+  SPSCAN_HOST_DEVICE static std::size_t round_up(std::size_t bytes)
+  {
+    return (bytes + 255) / 256 * 256;
+  }
+  SPSCAN_HOST_DEVICE std::uint32_t* counter(void* base) const
+  {
+    return static_cast<std::uint32_t*>(base);
+  }
+  SPSCAN_HOST_DEVICE State state(void* base) const
+  {
+    auto* bytes = static_cast<unsigned char*>(base);
+    return State(bytes + counter_bytes, bytes + zeroed_bytes());
+  }
+};
+
+} // namespace spscan::detail
