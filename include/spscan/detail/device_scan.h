@@ -36,7 +36,9 @@ bool allows_vector_access(const Iterator& it)
 // Scans `count` elements (negative counts are empty ranges, as in Thrust) and returns
 // result + count. Contiguous iterators (device_ptr, vector iterators) are unwrapped to raw
 // pointers, so they share the kernels of raw pointers and can use vectorized accesses.
-template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op>
+// `Tuning` (threads, items per thread) defaults to scan_tuning for the types involved; tests and
+// the ablation bench may pass another.
+template <scan_kind Kind, class Accum, class Tuning = void, class Derived, class InputIt, class Size, class OutputIt, class Op>
 OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
@@ -44,7 +46,9 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
   {
     auto in  = thrust::try_unwrap_contiguous_iterator(first);
     auto out = thrust::try_unwrap_contiguous_iterator(result);
-    using tuning = scan_tuning<value_of<decltype(in)>, Accum, value_of<decltype(out)>>;
+    using tuning = ::cuda::std::conditional_t<::cuda::std::is_void_v<Tuning>,
+                                              scan_tuning<value_of<decltype(in)>, Accum, value_of<decltype(out)>>,
+                                              Tuning>;
     using params = scan_params<decltype(in), decltype(out), Accum, Op, Kind, tuning>;
     using state  = typename params::state;
 
