@@ -19,15 +19,18 @@ constexpr int max3(int a, int b, int c)
 
 // Input value type, accumulator and output value type decide the tile shape. Each thread holds
 // `items` accumulators in registers; a tile is threads * items elements.
-// Initial choice: 256 threads and about 64 bytes per thread of the widest type, 32 items for
-// 1- and 2-byte types (8 KiB and 16 KiB tiles), so that every thread's share is a whole number
-// of 16-byte vectors for 1/2/4/8-byte types.
+//
+// Measured on an H200 (bench/NOTES.md, "v0 -> v1"): a CTA's lifetime is dominated by per-tile
+// latency (load, block scan, look-back), about 20-28 ns of device time per tile whatever its size,
+// so bytes per tile set the throughput. 128 bytes per thread of the widest type (32 KiB tiles of
+// int32) beat 64 bytes (int32 2^28: 0.55 vs 0.39 of copy) and 128 threads per CTA lost to 256
+// (0.22). Every thread's share stays a whole number of 16-byte vectors for 1/2/4/8-byte types.
 template <class InputValue, class Accum, class OutputValue>
 struct scan_tuning
 {
-  static constexpr int threads = 256;
-  static constexpr int widest  = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
-  static constexpr int items      = widest <= 2 ? 32 : (64 / widest > 0 ? 64 / widest : 1);
+  static constexpr int threads    = 256;
+  static constexpr int widest     = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
+  static constexpr int items      = widest <= 2 ? 64 : (128 / widest > 0 ? 128 / widest : 1);
   static constexpr int tile_items = threads * items;
 };
 

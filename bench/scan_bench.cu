@@ -1,0 +1,1090 @@
+// scan_bench: spscan::inclusive_scan side by side with a device-to-device copy, CUB and Thrust,
+// measured back to back in one process on the default stream.
+//
+// For each element type and size (2^10 .. 2^30, step 4x) it times with CUDA events, 3 warm-ups
+// then the median of 200 reps (30 reps at 2^24 elements and above):
+//   copy          cudaMemcpyAsync device to device of n * sizeof(T) bytes: the physical limit,
+//                 since a scan reads n elements and writes n;
+//   spscan_alloc  spscan::inclusive_scan(thrust::cuda::par_nosync(alloc), ...) with a caching
+//                 allocator: the kernel's own cost, no allocation inside the timed call (the main
+//                 spscan number);
+//   spscan        spscan::inclusive_scan(thrust::cuda::par_nosync, ...): a scan of more than one
+//                 tile takes its tile states through stream-ordered cudaMallocAsync/cudaFreeAsync;
+//   cub           cub::DeviceScan::InclusiveSum with temporary storage allocated before timing;
+//   thrust        thrust::inclusive_scan(thrust::device, ...) as users call it (default allocator,
+//                 stream synchronized at the end).
+// Each rep is timed on its own (event, call, event, wait), so small sizes show the cost of one
+// call, launch included. Ratio = copy time / scan time (1.0 = copy speed).
+//
+// Outside the timed loops, spscan's output is checked against CUB's once per type and size:
+// bit for bit for integers; for floats the largest difference relative to the largest result.
+// The float inputs are multiples of 1/256, so sums in any order are exact in practice and even
+// that check is tight.
+//
+// Extra measurements: call times at 2^16 int32 for the synchronizing and the nosync policies
+// (host clock), and at 2^28 int32 scans of a counting_iterator (against cudaMemsetAsync of the
+// output) and of a transform_iterator (against copy).
+//
+// Options: --csv PATH  --types int8,int16,int32,float,int64,double  --min-log2 N  --max-log2 N
+//          --quick (fewer reps, for smoke runs)  --no-extras
+// Exit status: 0 when every check passed, 1 on a mismatch or any CUDA error.
+
+#include <spscan/scan.h>
+
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/version.h>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/version.cuh>
+
+#include <cuda/std/type_traits>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+// The transform of the transform_iterator measurement. Outside the anonymous namespace: a type
+// with internal linkage would give the kernel instantiated for it internal linkage too.
+namespace scan_bench
+{
+struct times_two_plus_one
+{
+  __host__ __device__ int operator()(int x) const
+  {
+    return 2 * x + 1;
+  }
+};
+} // namespace scan_bench
+
+namespace
+{
+
+// ---------------------------------------------------------------------------------------------
+// Errors: every CUDA call is checked; a failure ends the program with a message and status 1.
+
+[[noreturn]] void fail(const std::string& message)
+{
+  std::fprintf(stderr, "scan_bench: error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void check_cuda(cudaError_t status, const char* call, int line)
+{
+  if (status != cudaSuccess)
+  {
+    fail(std::string(call) + " (line " + std::to_string(line) + "): " + cudaGetErrorString(status));
+  }
+}
+
+#define CHECK_CUDA(call) check_cuda((call), #call, __LINE__)
+
+// Every operation runs on the default stream, the stream Thrust's policies use when none is given.
+constexpr cudaStream_t bench_stream = 0;
+
+// ---------------------------------------------------------------------------------------------
+// Device memory
+
+template <class T>
+class device_array
+{
+public:
+  explicit device_array(std::size_t count)
+      : count_(count)
+  {
+    CHECK_CUDA(cudaMalloc(&data_, bytes() == 0 ? 1 : bytes()));
+  }
+  ~device_array()
+  {
+    cudaFree(data_); // a destructor cannot report; errors surface at the next checked call
+  }
+  device_array(const device_array&)            = delete;
+  device_array& operator=(const device_array&) = delete;
+
+  T* get() const
+  {
+    return data_;
+  }
+  std::size_t bytes() const
+  {
+    return count_ * sizeof(T);
+  }
+
+private:
+  T* data_ = nullptr;
+  std::size_t count_;
+};
+
+// Hands out device blocks and keeps freed ones for reuse, so that after the first call a scan
+// through `par_nosync(alloc)` pays for no allocation. Freed blocks are reused by later work on the
+// same stream only, which stream order makes safe.
+class caching_allocator
+{
+public:
+  using value_type = char;
+
+  caching_allocator() = default;
+  caching_allocator(const caching_allocator&)            = delete;
+  caching_allocator& operator=(const caching_allocator&) = delete;
+  ~caching_allocator()
+  {
+    release_cached();
+    for (auto& block : in_use_)
+    {
+      cudaFree(block.first);
+    }
+  }
+
+  char* allocate(std::ptrdiff_t bytes)
+  {
+    const std::size_t size = bytes > 0 ? static_cast<std::size_t>(bytes) : 1;
+    auto cached            = free_.lower_bound(size);
+    if (cached != free_.end() && cached->first <= 2 * size) // reuse, but never a far larger block
+    {
+      char* block = cached->second;
+      in_use_.emplace(block, cached->first);
+      free_.erase(cached);
+      return block;
+    }
+    char* block = nullptr;
+    if (cudaMalloc(&block, size) != cudaSuccess)
+    {
+      cudaGetLastError();
+      release_cached(); // the cache may be what fills the device
+      if (cudaMalloc(&block, size) != cudaSuccess)
+      {
+        cudaGetLastError();
+        throw std::bad_alloc();
+      }
+    }
+    in_use_.emplace(block, size);
+    return block;
+  }
+
+  void deallocate(char* block, std::size_t)
+  {
+    const auto entry = in_use_.find(block);
+    if (entry == in_use_.end())
+    {
+      fail("caching_allocator: deallocate of a block it did not hand out");
+    }
+    free_.emplace(entry->second, block);
+    in_use_.erase(entry);
+  }
+
+private:
+  void release_cached()
+  {
+    for (auto& block : free_)
+    {
+      cudaFree(block.second);
+    }
+    free_.clear();
+  }
+
+  std::multimap<std::size_t, char*> free_;
+  std::unordered_map<char*, std::size_t> in_use_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: generated on the device from a hash of the index, so no host transfer is timed or needed.
+
+__device__ std::uint64_t hash_index(std::uint64_t x)
+{
+  // splitmix64's finalizer: consecutive indices give unrelated bits.
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Integers: 0..7. Floats: k/256 with k in [-127, 127], inside [-0.5, 0.5) with mean zero, so
+// partial sums stay small and exact in float.
+template <class T>
+__global__ void fill_random(T* out, std::size_t n, std::uint64_t seed)
+{
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    const std::uint64_t bits = hash_index(seed ^ (i * 0xd1b54a32d192ed03ull));
+    if constexpr (std::is_floating_point_v<T>)
+    {
+      out[i] = static_cast<T>(static_cast<int>(bits % 255) - 127) / static_cast<T>(256);
+    }
+    else
+    {
+      out[i] = static_cast<T>(bits % 8);
+    }
+  }
+}
+
+unsigned grid_for(std::size_t n, int sm_count)
+{
+  const std::size_t blocks = (n + 255) / 256;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(blocks, std::size_t(sm_count) * 8)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking one output against another on the device.
+
+struct comparison
+{
+  unsigned long long differing; // elements whose bits differ
+  unsigned long long first_differing; // lowest such index, or ~0
+  unsigned long long max_abs_diff_bits; // bits of the largest |got - want| (a non-negative double)
+  unsigned long long max_abs_want_bits; // bits of the largest |want|
+};
+
+// Non-negative doubles order like their bit patterns, so a max of bits is a max of values.
+__device__ unsigned long long nonnegative_bits(double x)
+{
+  return static_cast<unsigned long long>(__double_as_longlong(x));
+}
+
+template <class T>
+__device__ auto bits_of(const T& value)
+{
+  using word = ::cuda::std::conditional_t<
+    sizeof(T) == 1,
+    std::uint8_t,
+    ::cuda::std::conditional_t<sizeof(T) == 2, std::uint16_t, ::cuda::std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  static_assert(sizeof(word) == sizeof(T), "bits_of handles 1-, 2-, 4- and 8-byte types");
+  word bits;
+  memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+
+__device__ unsigned long long warp_max(unsigned long long v)
+{
+  for (int offset = 16; offset > 0; offset /= 2)
+  {
+    v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+template <class T>
+__global__ void compare_outputs(const T* got, const T* want, std::size_t n, comparison* result)
+{
+  unsigned long long differing = 0, first = ~0ull, max_diff = 0, max_want = 0;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    const T g = got[i];
+    const T w = want[i];
+    // Compare bits, not values, so that -0.0 vs 0.0 or a NaN would count as a difference.
+    if (bits_of(g) != bits_of(w))
+    {
+      ++differing;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+    if constexpr (std::is_floating_point_v<T>)
+    {
+      max_diff = max(max_diff, nonnegative_bits(fabs(double(g) - double(w))));
+      max_want = max(max_want, nonnegative_bits(fabs(double(w))));
+    }
+  }
+  max_diff = warp_max(max_diff);
+  max_want = warp_max(max_want);
+  if (differing != 0)
+  {
+    atomicAdd(&result->differing, differing);
+    atomicMin(&result->first_differing, first);
+  }
+  if (threadIdx.x % 32 == 0 && max_diff != 0)
+  {
+    atomicMax(&result->max_abs_diff_bits, max_diff);
+  }
+  if (threadIdx.x % 32 == 0 && max_want != 0)
+  {
+    atomicMax(&result->max_abs_want_bits, max_want);
+  }
+}
+
+// An inclusive sum of 0, 1, 2, ...: out[i] = i (i + 1) / 2 in int32's wrap-around arithmetic.
+__global__ void count_wrong_triangular(const int* got, std::size_t n, unsigned long long* wrong)
+{
+  unsigned long long mine   = 0;
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    const auto expected = static_cast<std::uint32_t>(static_cast<unsigned long long>(i) * (i + 1) / 2);
+    mine += static_cast<std::uint32_t>(got[i]) != expected;
+  }
+  if (mine != 0)
+  {
+    atomicAdd(wrong, mine);
+  }
+}
+
+double from_bits(unsigned long long bits)
+{
+  double value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+struct check_outcome
+{
+  bool passed;
+  unsigned long long differing;
+  unsigned long long first_differing;
+  double relative_diff; // max |got - want| / max(max |want|, 1); 0 for integers that match
+};
+
+// Largest accepted relative difference for float results (exact in practice, see fill_random).
+template <class T>
+constexpr double float_tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
+
+template <class T>
+check_outcome compare_on_device(const T* got, const T* want, std::size_t n, int sm_count)
+{
+  comparison* result = nullptr;
+  CHECK_CUDA(cudaMallocManaged(&result, sizeof(comparison)));
+  *result = comparison{0, ~0ull, 0, 0};
+  compare_outputs<<<grid_for(n, sm_count), 256, 0, bench_stream>>>(got, want, n, result);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaStreamSynchronize(bench_stream));
+  const comparison c = *result;
+  CHECK_CUDA(cudaFree(result));
+
+  check_outcome outcome{true, c.differing, c.first_differing, 0.0};
+  if constexpr (std::is_floating_point_v<T>)
+  {
+    outcome.relative_diff = from_bits(c.max_abs_diff_bits) / std::max(from_bits(c.max_abs_want_bits), 1.0);
+    outcome.passed        = outcome.relative_diff <= float_tolerance<T>; // false for NaN
+  }
+  else
+  {
+    outcome.relative_diff = c.differing == 0 ? 0.0 : 1.0;
+    outcome.passed        = c.differing == 0;
+  }
+  return outcome;
+}
+
+template <class T>
+double element_as_double(const T* device_data, unsigned long long index)
+{
+  T value;
+  CHECK_CUDA(cudaMemcpy(&value, device_data + index, sizeof(T), cudaMemcpyDeviceToHost));
+  return static_cast<double>(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+
+struct rep_plan
+{
+  int warmups;
+  int reps_small; // below 2^24 elements
+  int reps_large; // at 2^24 elements and above
+
+  int reps_for(int log2n) const
+  {
+    return log2n < 24 ? reps_small : reps_large;
+  }
+};
+
+class event_timer
+{
+public:
+  event_timer()
+  {
+    CHECK_CUDA(cudaEventCreate(&start_));
+    CHECK_CUDA(cudaEventCreate(&stop_));
+  }
+  ~event_timer()
+  {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  event_timer(const event_timer&)            = delete;
+  event_timer& operator=(const event_timer&) = delete;
+
+  // Median over `reps` individually timed calls, after `warmups` untimed ones.
+  template <class Call>
+  double median_ms(Call call, int warmups, int reps)
+  {
+    for (int i = 0; i < warmups; ++i)
+    {
+      call();
+    }
+    CHECK_CUDA(cudaStreamSynchronize(bench_stream));
+    std::vector<float> samples(static_cast<std::size_t>(reps));
+    for (auto& sample : samples)
+    {
+      CHECK_CUDA(cudaEventRecord(start_, bench_stream));
+      call();
+      CHECK_CUDA(cudaEventRecord(stop_, bench_stream));
+      CHECK_CUDA(cudaEventSynchronize(stop_));
+      CHECK_CUDA(cudaEventElapsedTime(&sample, start_, stop_));
+    }
+    CHECK_CUDA(cudaGetLastError());
+    std::sort(samples.begin(), samples.end());
+    const std::size_t mid = samples.size() / 2;
+    return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+  }
+
+private:
+  cudaEvent_t start_{};
+  cudaEvent_t stop_{};
+};
+
+// Mean host time per call over `calls` back-to-back calls followed by one stream
+// synchronization: for synchronizing calls the full call time, for nosync calls the rate at
+// which calls can be issued and completed.
+template <class Call>
+double host_us_per_call(Call call, int calls)
+{
+  for (int i = 0; i < 10; ++i)
+  {
+    call();
+  }
+  CHECK_CUDA(cudaStreamSynchronize(bench_stream));
+  const auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i)
+  {
+    call();
+  }
+  CHECK_CUDA(cudaStreamSynchronize(bench_stream));
+  const auto end = std::chrono::steady_clock::now();
+  CHECK_CUDA(cudaGetLastError());
+  return std::chrono::duration<double, std::micro>(end - begin).count() / calls;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One row of the matrix
+
+struct row
+{
+  std::string type;
+  int log2n;
+  std::size_t n;
+  std::size_t bytes; // n * sizeof(T): one array; a scan or a copy moves twice this
+  double copy_ms;
+  double spscan_ms; // par_nosync, stream-ordered allocation inside the call
+  double spscan_alloc_ms; // par_nosync(caching allocator): the main spscan number
+  double cub_ms;
+  double thrust_ms;
+  check_outcome check;
+
+  double spscan_ratio() const
+  {
+    return copy_ms / spscan_alloc_ms;
+  }
+  double spscan_nosync_ratio() const
+  {
+    return copy_ms / spscan_ms;
+  }
+  double cub_ratio() const
+  {
+    return copy_ms / cub_ms;
+  }
+  double thrust_ratio() const
+  {
+    return copy_ms / thrust_ms;
+  }
+  double speedup_vs_cub() const
+  {
+    return cub_ms / spscan_alloc_ms;
+  }
+  double speedup_vs_thrust() const
+  {
+    return thrust_ms / spscan_alloc_ms;
+  }
+};
+
+struct bench_context
+{
+  int sm_count;
+  rep_plan plan;
+  event_timer timer;
+  caching_allocator allocator;
+};
+
+// True when `arrays` arrays of `bytes` each stay within the budget: in + out at most 40% of the
+// free device memory (the reference output for the check comes on top).
+bool fits_in_device(std::size_t bytes)
+{
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return 2.0 * double(bytes) <= 0.4 * double(free_bytes);
+}
+
+template <class T>
+std::size_t cub_temp_bytes(const T* in, T* out, int n)
+{
+  std::size_t bytes = 0;
+  CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n, bench_stream));
+  return bytes;
+}
+
+template <class T>
+bool measure(bench_context& ctx, const char* type_name, int log2n, std::uint64_t seed, row& out_row)
+{
+  const std::size_t n     = std::size_t{1} << log2n;
+  const std::size_t bytes = n * sizeof(T);
+  if (!fits_in_device(bytes))
+  {
+    std::printf("%-6s 2^%-2d skipped: in + out (%.1f GB) exceed 40%% of free device memory\n",
+                type_name, log2n, 2.0 * double(bytes) / 1e9);
+    return false;
+  }
+  const int count = static_cast<int>(n); // n <= 2^30 fits CUB's 32-bit item count
+
+  device_array<T> input(n), output(n), reference(n);
+  T* in  = input.get();
+  T* out = output.get();
+  fill_random<<<grid_for(n, ctx.sm_count), 256, 0, bench_stream>>>(in, n, seed);
+  CHECK_CUDA(cudaGetLastError());
+  device_array<unsigned char> cub_temp(cub_temp_bytes<T>(in, reference.get(), count));
+  std::size_t cub_bytes = cub_temp.bytes();
+
+  auto policy       = thrust::cuda::par_nosync;
+  auto alloc_policy = thrust::cuda::par_nosync(ctx.allocator);
+
+  // Correctness, outside the timed loops: both outputs poisoned, then spscan against CUB.
+  CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
+  CHECK_CUDA(cudaMemsetAsync(reference.get(), 0x5A, bytes, bench_stream));
+  spscan::inclusive_scan(alloc_policy, in, in + n, out);
+  CHECK_CUDA(cub::DeviceScan::InclusiveSum(cub_temp.get(), cub_bytes, in, reference.get(), count, bench_stream));
+  const check_outcome check = compare_on_device(out, reference.get(), n, ctx.sm_count);
+  if (!check.passed)
+  {
+    const auto at = check.first_differing == ~0ull ? 0ull : check.first_differing;
+    std::printf("MISMATCH %s 2^%d (n=%zu): %llu elements differ, first at %llu: spscan %.17g, cub %.17g; "
+                "max relative difference %.3g\n",
+                type_name, log2n, n, check.differing, at, element_as_double(out, at),
+                element_as_double(reference.get(), at), check.relative_diff);
+  }
+
+  const int reps = ctx.plan.reps_for(log2n);
+  const int warm = ctx.plan.warmups;
+  row r{type_name, log2n, n, bytes, 0, 0, 0, 0, 0, check};
+  r.copy_ms = ctx.timer.median_ms(
+    [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, bench_stream)); }, warm, reps);
+  r.spscan_ms = ctx.timer.median_ms([&] { spscan::inclusive_scan(policy, in, in + n, out); }, warm, reps);
+  r.spscan_alloc_ms = ctx.timer.median_ms([&] { spscan::inclusive_scan(alloc_policy, in, in + n, out); }, warm, reps);
+  r.cub_ms = ctx.timer.median_ms(
+    [&] { CHECK_CUDA(cub::DeviceScan::InclusiveSum(cub_temp.get(), cub_bytes, in, out, count, bench_stream)); },
+    warm,
+    reps);
+  r.thrust_ms = ctx.timer.median_ms([&] { thrust::inclusive_scan(thrust::device, in, in + n, out); }, warm, reps);
+  out_row = r;
+  return true;
+}
+
+void print_table_header()
+{
+  std::printf("%-6s %-5s %10s %10s %10s %10s %10s | %7s %7s %7s %7s | %7s %7s  %s\n",
+              "type", "n", "copy_ms", "spscan_ms", "nosync_ms", "cub_ms", "thrust_ms",
+              "spscan", "nosync", "cub", "thrust", "vs_cub", "vs_thr", "check");
+  std::printf("%-6s %-5s %10s %10s %10s %10s %10s | %7s %7s %7s %7s | %7s %7s\n",
+              "", "", "", "(cached)", "(mallocA)", "", "", "/copy", "/copy", "/copy", "/copy", "x", "x");
+}
+
+void print_row(const row& r)
+{
+  char check_text[64];
+  if (!r.check.passed)
+  {
+    std::snprintf(check_text, sizeof(check_text), "MISMATCH");
+  }
+  else if (r.check.differing == 0)
+  {
+    std::snprintf(check_text, sizeof(check_text), "exact");
+  }
+  else
+  {
+    std::snprintf(check_text, sizeof(check_text), "rel %.1e", r.check.relative_diff);
+  }
+  std::printf("%-6s 2^%-3d %10.4f %10.4f %10.4f %10.4f %10.4f | %7.3f %7.3f %7.3f %7.3f | %7.2f %7.2f  %s\n",
+              r.type.c_str(), r.log2n, r.copy_ms, r.spscan_alloc_ms, r.spscan_ms, r.cub_ms, r.thrust_ms,
+              r.spscan_ratio(), r.spscan_nosync_ratio(), r.cub_ratio(), r.thrust_ratio(), r.speedup_vs_cub(),
+              r.speedup_vs_thrust(), check_text);
+  std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extra measurements
+
+struct call_time
+{
+  std::string what;
+  double us;
+};
+
+// Call times at 2^16 int32: what one call costs a user with each policy.
+std::vector<call_time> measure_call_times(bench_context& ctx)
+{
+  const int log2n         = 16;
+  const std::size_t n     = std::size_t{1} << log2n;
+  const int calls         = ctx.plan.reps_small * 10;
+  device_array<int> input(n), output(n);
+  int* in  = input.get();
+  int* out = output.get();
+  fill_random<<<grid_for(n, ctx.sm_count), 256, 0, bench_stream>>>(in, n, 16);
+  CHECK_CUDA(cudaGetLastError());
+  device_array<unsigned char> cub_temp(cub_temp_bytes<int>(in, out, int(n)));
+  std::size_t cub_bytes = cub_temp.bytes();
+  auto alloc_policy     = thrust::cuda::par_nosync(ctx.allocator);
+
+  std::vector<call_time> times;
+  times.push_back({"spscan  thrust::device", host_us_per_call([&] {
+                     spscan::inclusive_scan(thrust::device, in, in + n, out);
+                   }, calls)});
+  times.push_back({"thrust  thrust::device", host_us_per_call([&] {
+                     thrust::inclusive_scan(thrust::device, in, in + n, out);
+                   }, calls)});
+  times.push_back({"spscan  par_nosync", host_us_per_call([&] {
+                     spscan::inclusive_scan(thrust::cuda::par_nosync, in, in + n, out);
+                   }, calls)});
+  times.push_back({"thrust  par_nosync", host_us_per_call([&] {
+                     thrust::inclusive_scan(thrust::cuda::par_nosync, in, in + n, out);
+                   }, calls)});
+  times.push_back({"spscan  par_nosync(caching alloc)", host_us_per_call([&] {
+                     spscan::inclusive_scan(alloc_policy, in, in + n, out);
+                   }, calls)});
+  times.push_back({"thrust  par_nosync(caching alloc)", host_us_per_call([&] {
+                     thrust::inclusive_scan(alloc_policy, in, in + n, out);
+                   }, calls)});
+  times.push_back({"cub     InclusiveSum (temp preallocated)", host_us_per_call([&] {
+                     CHECK_CUDA(cub::DeviceScan::InclusiveSum(cub_temp.get(), cub_bytes, in, out, int(n), bench_stream));
+                   }, calls)});
+  times.push_back({"copy    cudaMemcpyAsync", host_us_per_call([&] {
+                     CHECK_CUDA(cudaMemcpyAsync(out, in, n * sizeof(int), cudaMemcpyDeviceToDevice, bench_stream));
+                   }, calls)});
+  return times;
+}
+
+struct iterator_result
+{
+  int log2n = 0;
+  double counting_ms = 0, memset_ms = 0, cub_counting_ms = 0;
+  double transform_ms = 0, copy_ms = 0, cub_transform_ms = 0;
+  bool counting_ok = false, transform_ok = false;
+};
+
+// Scans of iterators that read nothing (counting) or compute on the fly (transform).
+bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& result)
+{
+  int log2n = std::min(28, max_log2);
+  while (log2n > 10 && !fits_in_device((std::size_t{1} << log2n) * sizeof(int)))
+  {
+    log2n -= 2;
+  }
+  const std::size_t n   = std::size_t{1} << log2n;
+  const std::size_t bytes = n * sizeof(int);
+  const int count       = static_cast<int>(n);
+  const int reps        = ctx.plan.reps_for(log2n);
+  const int warm        = ctx.plan.warmups;
+  result.log2n          = log2n;
+
+  device_array<int> input(n), output(n), reference(n);
+  int* in  = input.get();
+  int* out = output.get();
+  fill_random<<<grid_for(n, ctx.sm_count), 256, 0, bench_stream>>>(in, n, 28);
+  CHECK_CUDA(cudaGetLastError());
+  auto alloc_policy = thrust::cuda::par_nosync(ctx.allocator);
+
+  const thrust::counting_iterator<int> counting(0);
+  const auto transformed = thrust::make_transform_iterator(in, scan_bench::times_two_plus_one{});
+  std::size_t counting_temp_bytes = 0, transform_temp_bytes = 0;
+  CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, counting_temp_bytes, counting, out, count, bench_stream));
+  CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, transform_temp_bytes, transformed, out, count, bench_stream));
+  device_array<unsigned char> cub_temp(std::max(counting_temp_bytes, transform_temp_bytes));
+
+  // Checks first: the counting scan against its closed form, the transform scan against CUB's.
+  CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
+  spscan::inclusive_scan(alloc_policy, counting, counting + count, out);
+  unsigned long long* wrong = nullptr;
+  CHECK_CUDA(cudaMallocManaged(&wrong, sizeof(*wrong)));
+  *wrong = 0;
+  count_wrong_triangular<<<grid_for(n, ctx.sm_count), 256, 0, bench_stream>>>(out, n, wrong);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaStreamSynchronize(bench_stream));
+  result.counting_ok = *wrong == 0;
+  if (!result.counting_ok)
+  {
+    std::printf("MISMATCH counting_iterator int32 2^%d: %llu elements differ from i(i+1)/2\n", log2n, *wrong);
+  }
+  CHECK_CUDA(cudaFree(wrong));
+
+  CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
+  CHECK_CUDA(cudaMemsetAsync(reference.get(), 0x5A, bytes, bench_stream));
+  spscan::inclusive_scan(alloc_policy, transformed, transformed + count, out);
+  CHECK_CUDA(cub::DeviceScan::InclusiveSum(
+    cub_temp.get(), transform_temp_bytes, transformed, reference.get(), count, bench_stream));
+  const check_outcome check = compare_on_device(out, reference.get(), n, ctx.sm_count);
+  result.transform_ok       = check.passed;
+  if (!check.passed)
+  {
+    std::printf("MISMATCH transform_iterator int32 2^%d: %llu elements differ from CUB, first at %llu\n",
+                log2n, check.differing, check.first_differing);
+  }
+
+  result.counting_ms = ctx.timer.median_ms(
+    [&] { spscan::inclusive_scan(alloc_policy, counting, counting + count, out); }, warm, reps);
+  result.memset_ms =
+    ctx.timer.median_ms([&] { CHECK_CUDA(cudaMemsetAsync(out, 0x11, bytes, bench_stream)); }, warm, reps);
+  result.cub_counting_ms = ctx.timer.median_ms(
+    [&] {
+      CHECK_CUDA(cub::DeviceScan::InclusiveSum(cub_temp.get(), counting_temp_bytes, counting, out, count, bench_stream));
+    },
+    warm,
+    reps);
+  result.transform_ms = ctx.timer.median_ms(
+    [&] { spscan::inclusive_scan(alloc_policy, transformed, transformed + count, out); }, warm, reps);
+  result.copy_ms = ctx.timer.median_ms(
+    [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, bench_stream)); }, warm, reps);
+  result.cub_transform_ms = ctx.timer.median_ms(
+    [&] {
+      CHECK_CUDA(
+        cub::DeviceScan::InclusiveSum(cub_temp.get(), transform_temp_bytes, transformed, out, count, bench_stream));
+    },
+    warm,
+    reps);
+  return result.counting_ok && result.transform_ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line and the type list
+
+struct options
+{
+  std::string csv_path;
+  std::vector<std::string> types{"int8", "int16", "int32", "float", "int64", "double"};
+  int min_log2 = 10;
+  int max_log2 = 30;
+  bool quick   = false;
+  bool extras  = true;
+};
+
+using measure_fn = bool (*)(bench_context&, const char*, int, std::uint64_t, row&);
+
+const std::vector<std::pair<std::string, measure_fn>>& known_types()
+{
+  static const std::vector<std::pair<std::string, measure_fn>> types{
+    {"int8", &measure<std::int8_t>},
+    {"int16", &measure<std::int16_t>},
+    {"int32", &measure<std::int32_t>},
+    {"float", &measure<float>},
+    {"int64", &measure<std::int64_t>},
+    {"double", &measure<double>},
+  };
+  return types;
+}
+
+measure_fn find_type(const std::string& name)
+{
+  for (const auto& entry : known_types())
+  {
+    if (entry.first == name)
+    {
+      return entry.second;
+    }
+  }
+  return nullptr;
+}
+
+[[noreturn]] void usage(const char* message)
+{
+  std::fprintf(stderr,
+               "scan_bench: %s\n"
+               "usage: scan_bench [--csv PATH] [--types int8,int16,int32,float,int64,double]\n"
+               "                  [--min-log2 N] [--max-log2 N] [--quick] [--no-extras]\n",
+               message);
+  std::exit(2);
+}
+
+int parse_log2(const char* text)
+{
+  char* end        = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 0 || value > 30)
+  {
+    usage("--min-log2/--max-log2 take an integer in 0..30");
+  }
+  return static_cast<int>(value);
+}
+
+options parse_options(int argc, char** argv)
+{
+  options opts;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string arg = argv[i];
+    auto value            = [&]() -> const char* {
+      if (i + 1 >= argc)
+      {
+        usage((arg + " needs a value").c_str());
+      }
+      return argv[++i];
+    };
+    if (arg == "--csv")
+    {
+      opts.csv_path = value();
+    }
+    else if (arg == "--types")
+    {
+      opts.types.clear();
+      std::string list = value();
+      std::size_t begin = 0;
+      while (begin <= list.size())
+      {
+        const std::size_t comma = std::min(list.find(',', begin), list.size());
+        const std::string name  = list.substr(begin, comma - begin);
+        if (!find_type(name))
+        {
+          usage(("unknown type '" + name + "'").c_str());
+        }
+        opts.types.push_back(name);
+        begin = comma + 1;
+      }
+    }
+    else if (arg == "--min-log2")
+    {
+      opts.min_log2 = parse_log2(value());
+    }
+    else if (arg == "--max-log2")
+    {
+      opts.max_log2 = parse_log2(value());
+    }
+    else if (arg == "--quick")
+    {
+      opts.quick = true;
+    }
+    else if (arg == "--no-extras")
+    {
+      opts.extras = false;
+    }
+    else if (arg == "--help" || arg == "-h")
+    {
+      usage("spscan against copy, CUB and Thrust");
+    }
+    else
+    {
+      usage(("unknown option '" + arg + "'").c_str());
+    }
+  }
+  if (opts.min_log2 > opts.max_log2)
+  {
+    usage("--min-log2 is larger than --max-log2");
+  }
+  return opts;
+}
+
+void write_csv(const std::string& path, const std::vector<row>& rows)
+{
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (!file)
+  {
+    fail("cannot open " + path + " for writing: " + std::strerror(errno));
+  }
+  std::fprintf(file,
+               "type,log2n,n,bytes,copy_ms,spscan_ms,spscan_alloc_ms,cub_ms,thrust_ms,spscan_ratio,"
+               "spscan_nosync_ratio,cub_ratio,thrust_ratio,speedup_vs_cub,speedup_vs_thrust,check,"
+               "max_relative_diff\n");
+  for (const row& r : rows)
+  {
+    std::fprintf(file, "%s,%d,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.3g\n",
+                 r.type.c_str(), r.log2n, r.n, r.bytes, r.copy_ms, r.spscan_ms, r.spscan_alloc_ms, r.cub_ms,
+                 r.thrust_ms, r.spscan_ratio(), r.spscan_nosync_ratio(), r.cub_ratio(), r.thrust_ratio(),
+                 r.speedup_vs_cub(), r.speedup_vs_thrust(), r.check.passed ? "ok" : "MISMATCH",
+                 r.check.relative_diff);
+  }
+  if (std::fclose(file) != 0)
+  {
+    fail("cannot finish writing " + path);
+  }
+}
+
+void print_device(int& sm_count)
+{
+  int device_count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&device_count);
+  if (status != cudaSuccess || device_count == 0)
+  {
+    fail(std::string("scan_bench needs a CUDA GPU: ") +
+         (status != cudaSuccess ? cudaGetErrorString(status) : "no device found"));
+  }
+  int device = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  cudaDeviceProp props{};
+  CHECK_CUDA(cudaGetDeviceProperties(&props, device));
+  int l2_bytes = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  sm_count = props.multiProcessorCount;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::printf("device: %s (sm_%d%d), %d SMs, L2 %.1f MB, memory %.1f GB (%.1f GB free)\n", props.name,
+              props.major, props.minor, sm_count, l2_bytes / 1048576.0, total_bytes / 1e9, free_bytes / 1e9);
+  std::printf("CCCL_VERSION %d, THRUST_VERSION %d, CUB_VERSION %d, spscan %d.%d.%d\n", CCCL_VERSION, THRUST_VERSION,
+              CUB_VERSION, SPSCAN_VERSION_MAJOR, SPSCAN_VERSION_MINOR, SPSCAN_VERSION_PATCH);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+
+const row* find_row(const std::vector<row>& rows, const std::string& type, int log2n)
+{
+  for (const row& r : rows)
+  {
+    if (r.type == type && r.log2n == log2n)
+    {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+void print_summary(const std::vector<row>& rows,
+                   const std::vector<call_time>& call_times,
+                   const iterator_result* iterators)
+{
+  std::printf("\n== summary ==\n");
+  if (!rows.empty())
+  {
+    const auto slowest = std::min_element(rows.begin(), rows.end(), [](const row& a, const row& b) {
+      return a.speedup_vs_cub() < b.speedup_vs_cub();
+    });
+    std::printf("minimum spscan-vs-cub speedup over the matrix: %.3fx (%s 2^%d)\n", slowest->speedup_vs_cub(),
+                slowest->type.c_str(), slowest->log2n);
+    const auto slowest_thrust = std::min_element(rows.begin(), rows.end(), [](const row& a, const row& b) {
+      return a.speedup_vs_thrust() < b.speedup_vs_thrust();
+    });
+    std::printf("minimum spscan-vs-thrust speedup over the matrix: %.3fx (%s 2^%d)\n",
+                slowest_thrust->speedup_vs_thrust(), slowest_thrust->type.c_str(), slowest_thrust->log2n);
+
+    std::printf("\ntarget points (ratio = copy time / scan time; spscan = par_nosync with caching allocator):\n");
+    std::printf("%-6s %-5s %8s %8s %8s %8s | %7s %7s\n", "type", "n", "spscan", "nosync", "cub", "thrust",
+                "vs_cub", "vs_thr");
+    struct target
+    {
+      const char* type;
+      std::vector<int> sizes;
+    };
+    const std::vector<target> targets{
+      {"int32", {16, 20, 24, 26, 28, 30}},
+      {"float", {26, 28, 30}},
+      {"int64", {26, 28, 30}},
+      {"double", {26, 28, 30}},
+      {"int8", {28, 30}},
+      {"int16", {28, 30}},
+    };
+    for (const target& t : targets)
+    {
+      for (int log2n : t.sizes)
+      {
+        if (const row* r = find_row(rows, t.type, log2n))
+        {
+          std::printf("%-6s 2^%-3d %8.3f %8.3f %8.3f %8.3f | %6.2fx %6.2fx\n", r->type.c_str(), r->log2n,
+                      r->spscan_ratio(), r->spscan_nosync_ratio(), r->cub_ratio(), r->thrust_ratio(),
+                      r->speedup_vs_cub(), r->speedup_vs_thrust());
+        }
+      }
+    }
+  }
+  if (!call_times.empty())
+  {
+    std::printf("\ncall time at 2^16 int32 (host clock: mean over back-to-back calls, then one stream sync):\n");
+    for (const call_time& t : call_times)
+    {
+      std::printf("  %-42s %8.2f us\n", t.what.c_str(), t.us);
+    }
+  }
+  if (iterators)
+  {
+    const iterator_result& it = *iterators;
+    std::printf("\niterator inputs at 2^%d int32 (CUDA events, median):\n", it.log2n);
+    std::printf("  spscan over counting_iterator   %8.4f ms   memset %8.4f ms   memset/spscan %.3f   "
+                "(cub %8.4f ms, %.3f)  %s\n",
+                it.counting_ms, it.memset_ms, it.memset_ms / it.counting_ms, it.cub_counting_ms,
+                it.memset_ms / it.cub_counting_ms, it.counting_ok ? "exact" : "MISMATCH");
+    std::printf("  spscan over transform_iterator  %8.4f ms   copy   %8.4f ms   copy/spscan   %.3f   "
+                "(cub %8.4f ms, %.3f)  %s\n",
+                it.transform_ms, it.copy_ms, it.copy_ms / it.transform_ms, it.cub_transform_ms,
+                it.copy_ms / it.cub_transform_ms, it.transform_ok ? "exact" : "MISMATCH");
+  }
+}
+
+int run(const options& opts)
+{
+  int sm_count = 0;
+  print_device(sm_count);
+  bench_context ctx{sm_count, opts.quick ? rep_plan{2, 20, 5} : rep_plan{3, 200, 30}, {}, {}};
+  std::printf("method: default stream, CUDA events around each call, %d warm-ups, median of %d reps below 2^24 "
+              "and %d at or above;\n        ratio = copy time / scan time; vs_cub, vs_thr = other's time / spscan "
+              "time; spscan = par_nosync(caching allocator), nosync = par_nosync\n\n",
+              ctx.plan.warmups, ctx.plan.reps_small, ctx.plan.reps_large);
+
+  bool all_passed = true;
+  std::vector<row> rows;
+  print_table_header();
+  for (std::size_t t = 0; t < opts.types.size(); ++t)
+  {
+    const measure_fn measure_type = find_type(opts.types[t]);
+    for (int log2n = opts.min_log2; log2n <= opts.max_log2; log2n += 2)
+    {
+      row r;
+      const std::uint64_t seed = (std::uint64_t{t + 1} << 32) | std::uint64_t(log2n);
+      if (measure_type(ctx, opts.types[t].c_str(), log2n, seed, r))
+      {
+        print_row(r);
+        all_passed = all_passed && r.check.passed;
+        rows.push_back(r);
+      }
+    }
+  }
+
+  std::vector<call_time> call_times;
+  iterator_result iterators;
+  if (opts.extras)
+  {
+    call_times = measure_call_times(ctx);
+    all_passed = measure_iterator_inputs(ctx, opts.max_log2, iterators) && all_passed;
+  }
+  print_summary(rows, call_times, opts.extras ? &iterators : nullptr);
+
+  if (!opts.csv_path.empty())
+  {
+    write_csv(opts.csv_path, rows);
+    std::printf("\nwrote %zu rows to %s\n", rows.size(), opts.csv_path.c_str());
+  }
+  if (!all_passed)
+  {
+    std::printf("\nFAILED: spscan's output differs from CUB's (MISMATCH lines above)\n");
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const options opts = parse_options(argc, argv);
+  try
+  {
+    return run(opts);
+  }
+  catch (const std::exception& e)
+  {
+    fail(std::string("exception: ") + e.what());
+  }
+}

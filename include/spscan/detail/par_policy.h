@@ -1,0 +1,154 @@
+// The types behind spscan::par and spscan::par_nosync: Thrust CUDA execution policies that keep
+// the stream, allocator and synchronization behaviour of thrust::cuda::par / par_nosync and
+// differ from them only in the namespace they live in.
+//
+// Thrust's entry points call their backend unqualified with the derived policy first, so
+// argument-dependent lookup searches this namespace and finds the scan overloads of par.inl;
+// every other algorithm reaches Thrust's CUDA backend through the base class, unchanged.
+// Because every Thrust call made with an spscan policy searches this namespace, it holds only
+// what such calls are meant to find: the policy types, their hidden friends, the nosync
+// temporary-buffer customization and the scan overloads. Helpers live in spscan::detail.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <thrust/detail/allocator_aware_execution_policy.h>
+#include <thrust/detail/execute_with_allocator.h>
+#include <thrust/pair.h>
+#include <thrust/system/cuda/detail/par.h>
+#include <thrust/system/cuda/detail/temporary_buffer.h>
+
+#include <cuda/std/cstddef>
+#include <cuda/std/type_traits>
+
+namespace spscan::detail::scan_routing
+{
+
+// Root of every spscan policy. The extra level between the concrete policy and Thrust's CUDA
+// policy is what makes spscan's scan overloads (which take this type) better matches than the
+// CUDA backend's (which take thrust::cuda_cub::execution_policy<Derived>).
+template <class Derived>
+struct execution_policy : thrust::cuda_cub::execution_policy<Derived>
+{};
+
+// A policy bound to a stream. `Synchronizes` is false for the par_nosync family: calls may
+// return before their work is done. CRTP, because par(alloc) builds on it (Thrust's
+// execute_with_allocator derives from Base<itself>).
+template <class Derived, bool Synchronizes>
+class stream_policy : public execution_policy<Derived>
+{
+public:
+  _CCCL_EXEC_CHECK_DISABLE
+  SPSCAN_HOST_DEVICE stream_policy(cudaStream_t stream = thrust::cuda_cub::default_stream())
+      : stream_(stream)
+  {}
+
+  // The same policy, allocator included, on another stream.
+  THRUST_RUNTIME_FUNCTION Derived on(const cudaStream_t& stream) const
+  {
+    Derived moved                               = thrust::detail::derived_cast(*this);
+    static_cast<stream_policy&>(moved).stream_ = stream;
+    return moved;
+  }
+
+private:
+  cudaStream_t stream_;
+
+  // Thrust's CUDA backend asks for these unqualified with the derived policy.
+  friend SPSCAN_HOST_DEVICE cudaStream_t get_stream(const stream_policy& policy)
+  {
+    return policy.stream_;
+  }
+
+  friend SPSCAN_HOST_DEVICE bool must_perform_optional_stream_synchronization(const stream_policy&)
+  {
+    return Synchronizes;
+  }
+};
+
+// One-parameter names, as thrust::detail::allocator_aware_execution_policy expects them.
+template <class Derived>
+using synchronizing_stream_policy = stream_policy<Derived, true>;
+
+template <class Derived>
+using nonsynchronizing_stream_policy = stream_policy<Derived, false>;
+
+// What par.on(s) and par_nosync.on(s) return.
+template <bool Synchronizes>
+struct on_stream : stream_policy<on_stream<Synchronizes>, Synchronizes>
+{
+  using stream_policy<on_stream<Synchronizes>, Synchronizes>::stream_policy;
+};
+
+// spscan::par: the default stream, synchronizing; par(alloc) takes temporary storage through
+// `alloc` (by reference for an lvalue, as Thrust does).
+struct par_t
+    : execution_policy<par_t>
+    , thrust::detail::allocator_aware_execution_policy<synchronizing_stream_policy>
+{
+  THRUST_RUNTIME_FUNCTION on_stream<true> on(const cudaStream_t& stream) const
+  {
+    return on_stream<true>(stream);
+  }
+};
+
+// spscan::par_nosync: the default stream, no synchronization that correctness does not need.
+struct par_nosync_t
+    : execution_policy<par_nosync_t>
+    , thrust::detail::allocator_aware_execution_policy<nonsynchronizing_stream_policy>
+{
+  THRUST_RUNTIME_FUNCTION on_stream<false> on(const cudaStream_t& stream) const
+  {
+    return on_stream<false>(stream);
+  }
+
+private:
+  friend SPSCAN_HOST_DEVICE bool must_perform_optional_stream_synchronization(const par_nosync_t&)
+  {
+    return false;
+  }
+};
+
+// Without an allocator, Thrust's par_nosync and par_nosync.on(s) allocate temporary storage
+// stream-ordered (cudaMallocAsync / cudaFreeAsync on their stream) instead of through
+// cudaMalloc / cudaFree, which would synchronize. spscan's nosync policies hand each request to
+// Thrust's own implementation for the corresponding Thrust policy, so the two cannot drift.
+template <class T>
+thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(par_nosync_t&, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::par_nosync_t thrust_policy;
+  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+}
+
+template <class Pointer>
+void return_temporary_buffer(par_nosync_t&, Pointer p, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::par_nosync_t thrust_policy;
+  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+}
+
+template <class T>
+thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(on_stream<false>& policy, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(detail::stream_of(policy));
+  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+}
+
+template <class Pointer>
+void return_temporary_buffer(on_stream<false>& policy, Pointer p, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(detail::stream_of(policy));
+  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+}
+
+} // namespace spscan::detail::scan_routing
+
+namespace spscan::detail
+{
+
+// True for spscan::par and every policy made from it (.on, (alloc), par_nosync...).
+template <class Policy>
+constexpr bool is_spscan_policy = ::cuda::std::is_base_of_v<scan_routing::execution_policy<Policy>, Policy>;
+
+} // namespace spscan::detail

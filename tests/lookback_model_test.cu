@@ -1,0 +1,1171 @@
+// The decoupled look-back protocol, proved on host threads (no GPU needed).
+//
+// Host threads play tiles exactly as a CTA of scan_kernel.h does in its step 4 (tile 0 publishes
+// P at once; any other tile publishes A = its aggregate, runs exclusive_prefix_of, publishes
+// P = op(prefix, A)), over the library's own packed_tile_state / split_tile_state and its own
+// exclusive_prefix_of, with host_lanes standing in for the warp. The timing is adversarial: tile
+// ids are taken out of order in time, every protocol step (each publish, each lane's read, each
+// back-off) may be followed by a spin, a yield or a sleep, and some tiles are held back on purpose.
+// After each schedule every tile's exclusive prefix and published P are compared, bit for bit,
+// with the sequential LEFT FOLD ((A0 op A1) op A2) ... computed on one thread. The ops are not
+// commutative (a wrong operand order shows) and, for the floating-point tests, not associative in
+// rounding (a different grouping shows).
+//
+// Broken variants planted through the same seams (a State wrapper, the op handed to the
+// look-back, a hidden publication) must be caught, which proves the checker can fail.
+// A schedule that does not finish by its deadline is reported as hung (with its description),
+// never left to stall the test run.
+#include <spscan/detail/look_back.h>
+#include <spscan/detail/tile_state.h>
+
+#include <support/data.h>
+#include <support/host_lanes.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+
+using namespace spscan::detail;
+using clock_type = std::chrono::steady_clock;
+
+// ----------------------------------------------------------------------------------------------
+// Random numbers: splitmix64, cheap enough to consult at every protocol step, and seedable per
+// schedule and per thread so that a schedule's plan and data can be replayed from its seed.
+
+class splitmix
+{
+public:
+  explicit splitmix(std::uint64_t seed)
+      : state_(seed)
+  {}
+  std::uint64_t next()
+  {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z               = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) for n > 0.
+  std::uint32_t below(std::uint32_t n)
+  {
+    return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);
+  }
+  std::uint32_t between(std::uint32_t lo, std::uint32_t hi) // inclusive
+  {
+    return lo + below(hi - lo + 1);
+  }
+  float unit() // in [-1, 1)
+  {
+    return static_cast<float>(static_cast<double>(next() >> 40) / double(1ull << 23) - 1.0);
+  }
+
+private:
+  std::uint64_t state_;
+};
+
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t salt)
+{
+  return splitmix(seed ^ (salt * 0xd1b54a32d192ed03ull)).next();
+}
+
+template <class T>
+bool same_bits(const T& x, const T& y)
+{
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+
+template <class T>
+std::string hex_bytes(const T& value)
+{
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  std::string text;
+  char pair[3];
+  for (std::size_t i = sizeof(T); i-- > 0;)
+  {
+    std::snprintf(pair, sizeof pair, "%02x", bytes[i]);
+    text += pair;
+  }
+  return text;
+}
+
+// ----------------------------------------------------------------------------------------------
+// The operators. Each is associative in exact arithmetic and not commutative, so a fold that
+// swaps operands gives a different answer.
+
+// x -> a*x + b (mod 2^16) with a odd, packed as (a << 16) | b: fits the packed layout (4 bytes).
+// Odd multipliers make every map invertible, so long products never collapse to a constant map.
+struct affine16
+{
+  std::uint32_t bits;
+};
+struct affine16_then // (f then g)(x) = g(f(x))
+{
+  affine16 operator()(const affine16& f, const affine16& g) const
+  {
+    const std::uint32_t fa = f.bits >> 16, fb = f.bits & 0xffffu;
+    const std::uint32_t ga = g.bits >> 16, gb = g.bits & 0xffffu;
+    return {((ga * fa) & 0xffffu) << 16 | ((ga * fb + gb) & 0xffffu)};
+  }
+};
+
+// 2x2 matrices over the integers mod 2^32 (16 bytes: split layout), row-major. Only matrices with
+// an odd determinant are drawn, so products stay invertible and never degenerate.
+struct mat2
+{
+  std::uint32_t m[4];
+};
+struct mat2_product
+{
+  mat2 operator()(const mat2& x, const mat2& y) const
+  {
+    return {{x.m[0] * y.m[0] + x.m[1] * y.m[2],
+             x.m[0] * y.m[1] + x.m[1] * y.m[3],
+             x.m[2] * y.m[0] + x.m[3] * y.m[2],
+             x.m[2] * y.m[1] + x.m[3] * y.m[3]}};
+  }
+};
+
+// Float addition: commutative, but its rounding depends on the grouping.
+struct float_plus
+{
+  float operator()(float x, float y) const
+  {
+    return x + y;
+  }
+};
+
+// x -> a*x + b over floats (8 bytes: split layout): not commutative, and a*b+c chains whose
+// rounding depends on the grouping. Kept out of line so that every caller rounds identically
+// (a compiler may contract a*b+c into a fused multiply-add differently at each inlined site).
+struct affine_float
+{
+  float a, b;
+};
+struct affine_float_then
+{
+  __attribute__((noinline)) affine_float operator()(const affine_float& f, const affine_float& g) const
+  {
+    const float a = g.a * f.a;
+    const float m = g.a * f.b;
+    return {a, m + g.b};
+  }
+};
+
+// Random values of each type (never degenerate: odd multipliers, odd determinants, no zeros).
+affine16 random_affine16(splitmix& random)
+{
+  const std::uint32_t a = random.below(1u << 16) | 1u;
+  const std::uint32_t b = random.between(1, 0xffffu);
+  return {a << 16 | b};
+}
+mat2 random_mat2(splitmix& random)
+{
+  for (;;)
+  {
+    mat2 x;
+    for (auto& e : x.m)
+    {
+      e = static_cast<std::uint32_t>(random.next()) | 0x100u;
+    }
+    if (((x.m[0] * x.m[3] - x.m[1] * x.m[2]) & 1u) != 0)
+    {
+      return x;
+    }
+  }
+}
+// Magnitudes spread over 2^-10 .. 2^10 so that sums round often.
+float random_float(splitmix& random)
+{
+  const float mantissa = random.unit();
+  return std::ldexp(mantissa == 0.0f ? 0.5f : mantissa, static_cast<int>(random.below(21)) - 10);
+}
+affine_float random_affine_float(splitmix& random)
+{
+  return {1.0f + 0.5f * random.unit(), random.unit() == 0.0f ? 0.25f : random.unit()};
+}
+
+// ----------------------------------------------------------------------------------------------
+// Timing: a schedule's chaos profile says how each protocol step may be delayed; each thread's
+// pacer draws the delays. The State wrapper and the lanes reach the current thread's pacer.
+
+enum class lane_order
+{
+  ascending,
+  descending,
+  shuffled,
+};
+
+struct chaos_profile
+{
+  std::uint32_t calm_per_mille  = 1000; // steps that add no delay at all
+  std::uint32_t yield_per_mille = 0; // of the delayed steps, those that yield the core (else spin)
+  std::uint32_t spin_limit      = 0; // a spin lasts 0 .. spin_limit iterations
+  std::uint32_t sleep_one_in    = 0; // 0: never; else one delayed step in this many sleeps a little
+  lane_order order              = lane_order::ascending;
+};
+
+struct schedule_hung
+{};
+
+// The deadline of one schedule. A thread that waits (a look-back pause, a turn to take a tile
+// id) checks it, so a hang ends every thread of the schedule and is reported, not endured.
+class schedule_watch
+{
+public:
+  explicit schedule_watch(clock_type::duration limit)
+      : deadline_(clock_type::now() + limit)
+  {}
+  void check() const
+  {
+    if (hung_.load(std::memory_order_relaxed))
+    {
+      throw schedule_hung{};
+    }
+    if (clock_type::now() > deadline_)
+    {
+      hung_.store(true, std::memory_order_relaxed);
+      throw schedule_hung{};
+    }
+  }
+  bool hung() const
+  {
+    return hung_.load();
+  }
+
+private:
+  clock_type::time_point deadline_;
+  mutable std::atomic<bool> hung_{false};
+};
+
+// What the schedules made the look-back do, so that tests can assert the hard paths ran.
+struct model_stats
+{
+  std::atomic<std::uint64_t> look_backs{0};
+  std::atomic<std::uint64_t> look_backs_that_waited{0};
+  std::atomic<std::uint64_t> look_backs_folding_aggregates{0}; // nearest P was not the last lane
+  std::atomic<std::uint64_t> windows_reaching_before_tile_0{0};
+  std::atomic<std::uint64_t> waits_on_empty{0}; // a window with an X after its nearest P (or no P)
+  std::atomic<std::uint64_t> waits_on_all_aggregates{0}; // a window of A's only: no P, no X
+
+  template <class Lanes>
+  void record_wait(const Lanes& lanes)
+  {
+    if (lanes.mask(status_prefix) == 0 && lanes.mask(status_empty) == 0)
+    {
+      waits_on_all_aggregates.fetch_add(1, std::memory_order_relaxed);
+    }
+    else
+    {
+      waits_on_empty.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  template <class Lanes>
+  void record_look_back(const Lanes& lanes)
+  {
+    look_backs.fetch_add(1, std::memory_order_relaxed);
+    if (lanes.pauses() > 0)
+    {
+      look_backs_that_waited.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (highest_set_lane(lanes.mask(status_prefix)) < look_back_window - 1)
+    {
+      look_backs_folding_aggregates.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (lanes.first_tile() < 0)
+    {
+      windows_reaching_before_tile_0.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+};
+
+class pacer
+{
+public:
+  pacer(const chaos_profile& chaos, std::uint64_t seed, const schedule_watch& watch, model_stats& stats)
+      : chaos_(chaos)
+      , random_(seed)
+      , watch_(watch)
+      , stats_(stats)
+  {}
+
+  // One protocol step has happened: maybe let time pass before the next.
+  void step()
+  {
+    if (random_.below(1000) < chaos_.calm_per_mille)
+    {
+      return;
+    }
+    if (chaos_.sleep_one_in != 0 && random_.below(chaos_.sleep_one_in) == 0)
+    {
+      std::this_thread::sleep_for(std::chrono::microseconds(1 + random_.below(20)));
+    }
+    else if (random_.below(1000) < chaos_.yield_per_mille)
+    {
+      std::this_thread::yield();
+    }
+    else
+    {
+      spin(random_.below(chaos_.spin_limit + 1));
+    }
+  }
+
+  // A gap that is always there: for a planted bug whose window of exposure must be real.
+  void gap()
+  {
+    std::this_thread::yield();
+    spin(64 + random_.below(2048));
+  }
+
+  std::uint32_t draw(std::uint32_t n)
+  {
+    return random_.below(n);
+  }
+
+  // Pacer interface of host_lanes.
+  void order_lanes(int (&order)[look_back_window])
+  {
+    for (int i = 0; i < look_back_window; ++i)
+    {
+      order[i] = chaos_.order == lane_order::descending ? look_back_window - 1 - i : i;
+    }
+    if (chaos_.order == lane_order::shuffled)
+    {
+      for (int i = look_back_window - 1; i > 0; --i)
+      {
+        std::swap(order[i], order[random_.below(static_cast<std::uint32_t>(i) + 1)]);
+      }
+    }
+  }
+  void between_reads()
+  {
+    step();
+  }
+  template <class Lanes>
+  void pause(const Lanes& lanes)
+  {
+    stats_.record_wait(lanes);
+    std::this_thread::yield();
+    step();
+    watch_.check();
+  }
+
+  // Waiting for something other than a tile state (a turn to take an id, a held tile's release).
+  void wait()
+  {
+    std::this_thread::yield();
+    watch_.check();
+  }
+
+private:
+  static void spin(std::uint32_t iterations)
+  {
+    for (std::uint32_t i = 0; i < iterations; ++i)
+    {
+      spin_sink = i;
+    }
+  }
+  static inline volatile std::uint32_t spin_sink = 0;
+
+  const chaos_profile& chaos_;
+  splitmix random_;
+  const schedule_watch& watch_;
+  model_stats& stats_;
+};
+
+// The pacer of the thread running this code (every thread of a schedule sets its own).
+thread_local pacer* this_threads_pacer = nullptr;
+
+void step_here()
+{
+  if (this_threads_pacer != nullptr)
+  {
+    this_threads_pacer->step();
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// The seams through which timing and planted bugs enter: a State wrapper around the library's
+// tile state (delays before and after every publish and load, and the State-level bugs) and the
+// op handed to the look-back (the operand-order bug).
+
+enum class planted_bug
+{
+  none,
+  status_before_value, // split layout: the status is stored, then (after a gap) the value
+  empty_read_as_aggregate, // a reader takes an X for an A whose value is garbage
+  aggregate_read_as_prefix, // a reader takes an A for a P, so it stops at an A
+  publications_lost, // one tile's publications never become visible: its successors wait forever
+};
+
+const char* name_of(planted_bug bug)
+{
+  switch (bug)
+  {
+    case planted_bug::none: return "none";
+    case planted_bug::status_before_value: return "status_before_value";
+    case planted_bug::empty_read_as_aggregate: return "empty_read_as_aggregate";
+    case planted_bug::aggregate_read_as_prefix: return "aggregate_read_as_prefix";
+    case planted_bug::publications_lost: return "publications_lost";
+  }
+  return "?";
+}
+
+template <class Inner, class Accum>
+class model_state
+{
+public:
+  model_state(Inner inner, std::uint32_t* split_status_words, planted_bug bug, std::size_t victim_tile)
+      : inner_(inner)
+      , split_status_words_(split_status_words)
+      , bug_(bug)
+      , victim_tile_(victim_tile)
+  {}
+
+  void publish(std::size_t tile, tile_status status, const Accum& value) const
+  {
+    step_here();
+    if (bug_ == planted_bug::status_before_value)
+    {
+      device_atomic_ref<std::uint32_t>(split_status_words_[tile]).store(status, ::cuda::std::memory_order_release);
+      if (this_threads_pacer != nullptr)
+      {
+        this_threads_pacer->gap();
+      }
+    }
+    inner_.publish(tile, status, value);
+    step_here();
+  }
+
+  tile_snapshot<Accum> load(std::size_t tile) const
+  {
+    step_here();
+    tile_snapshot<Accum> snapshot = inner_.load(tile);
+    switch (bug_)
+    {
+      case planted_bug::empty_read_as_aggregate:
+        if (snapshot.status == status_empty)
+        {
+          snapshot.status = status_aggregate;
+          std::memset(&snapshot.value, spscan_test::poison_byte, sizeof(Accum));
+        }
+        break;
+      case planted_bug::aggregate_read_as_prefix:
+        if (snapshot.status == status_aggregate)
+        {
+          snapshot.status = status_prefix;
+        }
+        break;
+      case planted_bug::publications_lost:
+        if (tile == victim_tile_)
+        {
+          snapshot = {status_empty, Accum{}};
+        }
+        break;
+      default: break;
+    }
+    step_here();
+    return snapshot;
+  }
+
+private:
+  Inner inner_;
+  std::uint32_t* split_status_words_;
+  planted_bug bug_;
+  std::size_t victim_tile_;
+};
+
+// The op the look-back folds with; `swapped` plants the wrong operand order (later, earlier).
+// The tile's own op(prefix, aggregate) keeps the right order: only the look-back is broken.
+template <class Op>
+struct look_back_op
+{
+  Op op;
+  bool swapped;
+  template <class T>
+  T operator()(const T& earlier, const T& later) const
+  {
+    return swapped ? op(later, earlier) : op(earlier, later);
+  }
+};
+
+struct planted_bugs
+{
+  planted_bug state      = planted_bug::none;
+  bool swapped_operands  = false;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Backstop: a schedule stuck somewhere that never reaches a deadline check (say, a future loop
+// without a pause) would stall the whole run; this watcher names it and aborts instead.
+
+class hang_backstop
+{
+public:
+  static hang_backstop& instance()
+  {
+    static hang_backstop* backstop = new hang_backstop; // never destroyed: its thread outlives main
+    return *backstop;
+  }
+  void arm(const std::string* description, clock_type::time_point limit)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    description_ = description;
+    limit_       = limit;
+  }
+  void disarm()
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    description_ = nullptr;
+  }
+
+private:
+  hang_backstop()
+  {
+    std::thread([this] {
+      for (;;)
+      {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (description_ != nullptr && clock_type::now() > limit_)
+        {
+          std::fprintf(stderr, "lookback model: schedule hung past its deadline without ending: %s\n",
+                       description_->c_str());
+          std::abort();
+        }
+      }
+    }).detach();
+  }
+  std::mutex mutex_;
+  const std::string* description_ = nullptr;
+  clock_type::time_point limit_;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Schedules.
+
+enum class take_mode
+{
+  // Each thread loops: fetch_add on a shared counter, play that tile (as CTAs take ids).
+  shared_counter,
+  // Tiles are dealt to threads at random beforehand (each thread plays its own in increasing
+  // order); a thread may take tile k only once tiles 0..k-1 have been taken. Lower ids are then
+  // always already held by a running thread: the premise of deadlock freedom, kept exactly.
+  dealt_turns,
+};
+
+enum class schedule_family
+{
+  small, // 2..40 tiles, 1..4 threads: windows reach before tile 0
+  long_chain, // hundreds of tiles, few threads: many windows, each tile a long way from tile 0
+  wide, // more than a window of tiles in flight, one held back: windows of A's only
+};
+
+struct schedule_plan
+{
+  std::uint64_t batch_seed = 0;
+  std::size_t index        = 0;
+  std::uint64_t seed       = 0; // this schedule's: drives its data and timing draws
+  schedule_family family   = schedule_family::small;
+  std::size_t tiles        = 2;
+  unsigned threads         = 1;
+  take_mode mode           = take_mode::shared_counter;
+  bool has_init            = false;
+  chaos_profile chaos;
+  long long held_tile = -1; // held before publishing A until the window behind it is full of A's
+  clock_type::duration deadline = std::chrono::seconds(20);
+
+  std::string describe() const
+  {
+    std::ostringstream text;
+    text << "schedule #" << index << " of batch seed " << batch_seed << " (schedule seed " << seed
+         << "): family=" << (family == schedule_family::small ? "small" : family == schedule_family::wide ? "wide" : "long")
+         << " tiles=" << tiles << " threads=" << threads
+         << " take=" << (mode == take_mode::shared_counter ? "shared_counter" : "dealt_turns")
+         << " init=" << (has_init ? "yes" : "no") << " calm=" << chaos.calm_per_mille
+         << "/1000 yield=" << chaos.yield_per_mille << "/1000 spin<=" << chaos.spin_limit
+         << " sleep_one_in=" << chaos.sleep_one_in << " lane_order=" << static_cast<int>(chaos.order)
+         << " held_tile=" << held_tile;
+    return text.str();
+  }
+};
+
+chaos_profile random_chaos(splitmix& random)
+{
+  static constexpr std::uint32_t calm[]   = {1000, 995, 950, 800, 400};
+  static constexpr std::uint32_t yields[] = {0, 30, 300};
+  static constexpr std::uint32_t spins[]  = {32, 512, 4096};
+  chaos_profile chaos;
+  chaos.calm_per_mille  = calm[random.below(5)];
+  chaos.yield_per_mille = yields[random.below(3)];
+  chaos.spin_limit      = spins[random.below(3)];
+  chaos.sleep_one_in    = random.below(16) == 0 ? 4000 : 0;
+  chaos.order           = static_cast<lane_order>(random.below(3));
+  return chaos;
+}
+
+schedule_plan plan_schedule(schedule_family family, std::uint64_t batch_seed, std::size_t index, std::size_t max_tiles)
+{
+  schedule_plan plan;
+  plan.batch_seed = batch_seed;
+  plan.index      = index;
+  plan.seed       = derive_seed(batch_seed, index);
+  plan.family     = family;
+  splitmix random(plan.seed);
+  switch (family)
+  {
+    case schedule_family::small:
+      plan.tiles   = random.between(2, 40);
+      plan.threads = random.between(1, 4);
+      plan.mode    = random.below(2) ? take_mode::shared_counter : take_mode::dealt_turns;
+      break;
+    case schedule_family::long_chain:
+      plan.tiles   = random.between(100, 700);
+      plan.threads = random.between(2, 8);
+      plan.mode    = random.below(2) ? take_mode::shared_counter : take_mode::dealt_turns;
+      break;
+    case schedule_family::wide:
+      plan.tiles     = random.between(120, 300);
+      plan.threads   = random.between(look_back_window + 4, look_back_window + 16);
+      plan.mode      = take_mode::shared_counter; // dealt turns could leave the held tile's window unfilled
+      plan.held_tile = random.between(0, static_cast<std::uint32_t>(plan.tiles) - look_back_window - 2);
+      break;
+  }
+  plan.tiles    = std::min(plan.tiles, max_tiles);
+  plan.has_init = random.below(2) != 0;
+  plan.chaos    = random_chaos(random);
+  if (plan.held_tile >= static_cast<long long>(plan.tiles))
+  {
+    plan.held_tile = -1;
+  }
+  return plan;
+}
+
+struct schedule_outcome
+{
+  bool hung              = false;
+  std::size_t mismatches = 0;
+  std::string report; // the first mismatches, or the hang
+
+  bool failed() const
+  {
+    return hung || mismatches != 0;
+  }
+};
+
+// Hold the plan's held tile (before it publishes A) until the tiles of the window behind it have
+// all published A and a look-back has waited on a window of A's only, or a time cap passes.
+template <class Inner>
+void hold_back(std::size_t tile, const Inner& inner, std::size_t tiles, pacer& pace, const model_stats& stats)
+{
+  const std::uint64_t all_aggregate_waits_before = stats.waits_on_all_aggregates.load();
+  const auto cap = clock_type::now() + std::chrono::milliseconds(30);
+  const std::size_t last = std::min(tiles - 1, tile + look_back_window + 1);
+  for (std::size_t t = tile + 1; t <= last && clock_type::now() < cap;)
+  {
+    if (inner.load(t).status == status_empty)
+    {
+      pace.wait();
+    }
+    else
+    {
+      ++t;
+    }
+  }
+  while (stats.waits_on_all_aggregates.load() == all_aggregate_waits_before && clock_type::now() < cap)
+  {
+    pace.wait();
+  }
+}
+
+// Runs one whole scan of `plan.tiles` tiles whose aggregates are aggregates[0 .. tiles) on
+// plan.threads host threads, then checks every tile against the sequential left fold.
+template <class Inner, class Accum, class Op>
+schedule_outcome run_schedule(const schedule_plan& plan,
+                              const std::vector<Accum>& aggregates,
+                              const Accum& init,
+                              const Op& op,
+                              const planted_bugs& bugs,
+                              model_stats& stats)
+{
+  const std::size_t tiles = plan.tiles;
+
+  // Storage as the device has it: status words zeroed (X), value slots poisoned.
+  std::vector<std::uint64_t> status_words((Inner::status_bytes(tiles) + 7) / 8, 0);
+  std::vector<std::uint64_t> value_words((Inner::value_bytes(tiles) + 7) / 8);
+  std::memset(value_words.data(), spscan_test::poison_byte, value_words.size() * sizeof(std::uint64_t));
+  const Inner inner(status_words.data(), value_words.data());
+
+  splitmix plan_random(derive_seed(plan.seed, 7));
+  const std::size_t victim = plan_random.below(static_cast<std::uint32_t>(tiles - 1));
+  const model_state<Inner, Accum> state(inner, reinterpret_cast<std::uint32_t*>(status_words.data()), bugs.state, victim);
+
+  // dealt_turns: deal each tile to a random thread; each thread's list comes out increasing.
+  std::vector<std::vector<std::size_t>> dealt(plan.threads);
+  if (plan.mode == take_mode::dealt_turns)
+  {
+    for (std::size_t tile = 0; tile < tiles; ++tile)
+    {
+      dealt[plan_random.below(plan.threads)].push_back(tile);
+    }
+  }
+  std::vector<unsigned> launch_order(plan.threads);
+  for (unsigned w = 0; w < plan.threads; ++w)
+  {
+    launch_order[w] = w;
+  }
+  for (unsigned w = plan.threads; w > 1; --w)
+  {
+    std::swap(launch_order[w - 1], launch_order[plan_random.below(w)]);
+  }
+
+  std::vector<Accum> prefixes(tiles); // each tile's exclusive prefix, written by its own thread
+  std::atomic<std::size_t> next_tile{0};
+  std::atomic<std::size_t> tiles_taken{0};
+  schedule_watch watch(plan.deadline);
+
+  // One tile, as a CTA of scan_kernel plays it (step 4 of scan_tile::run).
+  auto play_tile = [&](std::size_t tile, pacer& pace) {
+    pace.step(); // loading the tile and reducing it
+    if (static_cast<long long>(tile) == plan.held_tile)
+    {
+      hold_back(tile, inner, tiles, pace, stats);
+    }
+    const Accum aggregate = aggregates[tile];
+    if (tile == 0)
+    {
+      state.publish(0, status_prefix, plan.has_init ? op(init, aggregate) : aggregate);
+      return;
+    }
+    state.publish(tile, status_aggregate, aggregate);
+    pace.step();
+    spscan_test::host_lanes<Accum, pacer> lanes(pace);
+    look_back_op<Op> fold{op, bugs.swapped_operands};
+    const Accum prefix = exclusive_prefix_of<Accum>(state, static_cast<long long>(tile), fold, lanes);
+    stats.record_look_back(lanes);
+    pace.step();
+    prefixes[tile] = prefix;
+    state.publish(tile, status_prefix, op(prefix, aggregate));
+  };
+
+  auto worker = [&](unsigned w) {
+    pacer pace(plan.chaos, derive_seed(plan.seed, 100 + w), watch, stats);
+    this_threads_pacer = &pace;
+    try
+    {
+      pace.step(); // threads start at scattered moments
+      for (std::size_t k = 0;; ++k)
+      {
+        std::size_t tile;
+        if (plan.mode == take_mode::shared_counter)
+        {
+          pace.step();
+          tile = next_tile.fetch_add(1, std::memory_order_relaxed);
+          if (tile >= tiles)
+          {
+            break;
+          }
+        }
+        else
+        {
+          if (k >= dealt[w].size())
+          {
+            break;
+          }
+          tile = dealt[w][k];
+          while (tiles_taken.load(std::memory_order_acquire) != tile)
+          {
+            pace.wait();
+          }
+          tiles_taken.store(tile + 1, std::memory_order_release);
+        }
+        play_tile(tile, pace);
+      }
+    }
+    catch (const schedule_hung&)
+    {
+      // The watch already records the hang; this thread just stops playing.
+    }
+    this_threads_pacer = nullptr;
+  };
+
+  const std::string description = plan.describe();
+  hang_backstop::instance().arm(&description, clock_type::now() + plan.deadline + std::chrono::seconds(30));
+  {
+    std::vector<std::thread> threads;
+    threads.reserve(plan.threads);
+    for (const unsigned w : launch_order)
+    {
+      threads.emplace_back(worker, w);
+    }
+    for (auto& thread : threads)
+    {
+      thread.join();
+    }
+  }
+  hang_backstop::instance().disarm();
+
+  schedule_outcome outcome;
+  std::ostringstream report;
+  if (watch.hung())
+  {
+    outcome.hung = true;
+    report << "HUNG (no finish within the deadline): " << description;
+    outcome.report = report.str();
+    return outcome;
+  }
+
+  // The sequential left fold, on this thread: exclusive[i] = fold(init?, A0 .. A(i-1)),
+  // inclusive[i] = fold(init?, A0 .. Ai), always grouped ((x op A0) op A1) op ...
+  Accum running = init;
+  for (std::size_t tile = 0; tile < tiles; ++tile)
+  {
+    const bool has_prefix = tile > 0 || plan.has_init;
+    if (tile > 0 && !same_bits(prefixes[tile], running))
+    {
+      if (++outcome.mismatches <= 3)
+      {
+        report << "tile " << tile << ": exclusive prefix " << hex_bytes(prefixes[tile]) << ", left fold "
+               << hex_bytes(running) << "\n";
+      }
+    }
+    running = has_prefix ? op(running, aggregates[tile]) : aggregates[tile];
+    const tile_snapshot<Accum> published = inner.load(tile);
+    if (published.status != status_prefix || !same_bits(published.value, running))
+    {
+      if (++outcome.mismatches <= 3)
+      {
+        report << "tile " << tile << ": published status " << published.status << " value "
+               << hex_bytes(published.value) << ", left fold " << hex_bytes(running) << "\n";
+      }
+    }
+  }
+  if (outcome.mismatches != 0)
+  {
+    report << outcome.mismatches << " mismatches in " << description;
+  }
+  outcome.report = report.str();
+  return outcome;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Batches: many schedules, each with its own plan and (for the integer ops) its own data.
+
+struct batch_result
+{
+  std::size_t schedules  = 0;
+  std::size_t failed     = 0;
+  std::size_t hung       = 0;
+  std::string first_failure;
+  std::size_t first_failure_schedule = 0;
+};
+
+struct batch_mix
+{
+  std::size_t small      = 0;
+  std::size_t long_chain = 0;
+  std::size_t wide       = 0;
+
+  std::size_t total() const
+  {
+    return small + long_chain + wide;
+  }
+  // The long and wide schedules are spread evenly among the small ones, so that a batch that
+  // stops at its first failure has met every family early on.
+  schedule_family family_of(std::size_t index) const
+  {
+    const std::size_t specials = long_chain + wide;
+    if (specials == 0)
+    {
+      return schedule_family::small;
+    }
+    const std::size_t stride = total() / specials;
+    const std::size_t k      = index / stride;
+    if (index % stride != stride - 1 || k >= specials)
+    {
+      return schedule_family::small;
+    }
+    return (k + 1) * wide / specials != k * wide / specials ? schedule_family::wide : schedule_family::long_chain;
+  }
+};
+
+// MakeData(splitmix&, tiles, aggregates&, init&) fills a schedule's data.
+template <class Inner, class Accum, class Op, class MakeData>
+batch_result run_batch(std::uint64_t seed,
+                       const batch_mix& mix,
+                       const Op& op,
+                       MakeData make_data,
+                       const planted_bugs& bugs,
+                       bool stop_at_first_failure,
+                       model_stats& stats,
+                       std::size_t max_tiles            = ~std::size_t{0},
+                       clock_type::duration deadline    = std::chrono::seconds(20))
+{
+  batch_result result;
+  std::vector<Accum> aggregates;
+  Accum init{};
+  for (std::size_t i = 0; i < mix.total(); ++i)
+  {
+    schedule_plan plan = plan_schedule(mix.family_of(i), seed, i, max_tiles);
+    plan.deadline      = deadline;
+    splitmix data_random(derive_seed(plan.seed, 3));
+    make_data(data_random, plan.tiles, aggregates, init);
+    const schedule_outcome outcome = run_schedule<Inner>(plan, aggregates, init, op, bugs, stats);
+    ++result.schedules;
+    if (outcome.failed())
+    {
+      if (result.failed++ == 0)
+      {
+        result.first_failure          = outcome.report;
+        result.first_failure_schedule = i;
+      }
+      result.hung += outcome.hung ? 1 : 0;
+      if (stop_at_first_failure)
+      {
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+// Fresh random aggregates and init for each schedule.
+template <class Accum, class Draw>
+auto fresh_data(Draw draw)
+{
+  return [draw](splitmix& random, std::size_t tiles, std::vector<Accum>& aggregates, Accum& init) {
+    aggregates.resize(tiles);
+    for (auto& a : aggregates)
+    {
+      a = draw(random);
+    }
+    init = draw(random);
+  };
+}
+
+// One fixed data set shared by every schedule (a schedule uses its first `tiles` entries), so
+// that all schedules must publish the very same bits.
+template <class Accum>
+auto fixed_data(const std::vector<Accum>& all, const Accum& fixed_init)
+{
+  return [&all, fixed_init](splitmix&, std::size_t tiles, std::vector<Accum>& aggregates, Accum& init) {
+    aggregates.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(tiles));
+    init = fixed_init;
+  };
+}
+
+// ----------------------------------------------------------------------------------------------
+// Budgets. Correct protocol: 10^5 schedules split over the two layouts (plus the float ones),
+// mostly small, some long chains and some wide ones. Planted bugs: caught within a bound.
+
+constexpr batch_mix correctness_mix{49'400, 480, 120}; // 50'000 per layout
+constexpr std::size_t correctness_schedules_per_layout = 50'000;
+static_assert(correctness_mix.small + correctness_mix.long_chain + correctness_mix.wide == correctness_schedules_per_layout);
+static_assert(2 * correctness_schedules_per_layout >= 100'000, "the model must run at least 10^5 schedules");
+
+constexpr batch_mix teeth_mix{20'000, 0, 0}; // a planted bug must show within these (typically a few)
+constexpr batch_mix float_mix{4'900, 100, 0};
+
+using packed_affine = packed_tile_state<affine16>;
+using split_matrix  = split_tile_state<mat2>;
+using packed_float  = packed_tile_state<float>;
+using split_affine_float = split_tile_state<affine_float>;
+
+const auto affine16_data = fresh_data<affine16>(random_affine16);
+const auto mat2_data     = fresh_data<mat2>(random_mat2);
+
+void expect_coverage(const model_stats& stats, bool expect_all_aggregate_windows)
+{
+  // The hard paths of the look-back must actually have run, or the zero mismatches mean little.
+  EXPECT_GT(stats.look_backs.load(), 0u);
+  EXPECT_GT(stats.look_backs_that_waited.load(), 0u) << "no look-back ever waited";
+  EXPECT_GT(stats.look_backs_folding_aggregates.load(), 0u) << "no look-back ever folded an A";
+  EXPECT_GT(stats.windows_reaching_before_tile_0.load(), 0u) << "no window reached before tile 0";
+  EXPECT_GT(stats.waits_on_empty.load(), 0u) << "no look-back ever waited on an X";
+  if (expect_all_aggregate_windows)
+  {
+    EXPECT_GT(stats.waits_on_all_aggregates.load(), 0u) << "no look-back ever read a window of A's only";
+  }
+}
+
+std::string coverage_line(const model_stats& stats)
+{
+  std::ostringstream text;
+  text << "look-backs " << stats.look_backs << ", waited " << stats.look_backs_that_waited << ", folded A's "
+       << stats.look_backs_folding_aggregates << ", windows before tile 0 " << stats.windows_reaching_before_tile_0
+       << ", waits on X " << stats.waits_on_empty << ", waits on all-A windows " << stats.waits_on_all_aggregates;
+  return text.str();
+}
+
+// ----------------------------------------------------------------------------------------------
+// The protocol is correct for a non-commutative op, in both layouts, under every schedule.
+
+TEST(LookBackModel, PackedLayoutPrefixesAreTheLeftFoldOfAffineMapsUnderAdversarialSchedules)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << correctness_mix.total() << " schedules");
+  model_stats stats;
+  const batch_result result =
+    run_batch<packed_affine, affine16>(seed, correctness_mix, affine16_then{}, affine16_data, {}, false, stats);
+  EXPECT_EQ(result.schedules, correctness_schedules_per_layout);
+  EXPECT_EQ(result.hung, 0u);
+  EXPECT_EQ(result.failed, 0u) << result.first_failure;
+  expect_coverage(stats, true);
+  RecordProperty("coverage", coverage_line(stats));
+}
+
+TEST(LookBackModel, SplitLayoutPrefixesAreTheLeftFoldOfMatrixProductsUnderAdversarialSchedules)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << correctness_mix.total() << " schedules");
+  model_stats stats;
+  const batch_result result =
+    run_batch<split_matrix, mat2>(seed, correctness_mix, mat2_product{}, mat2_data, {}, false, stats);
+  EXPECT_EQ(result.schedules, correctness_schedules_per_layout);
+  EXPECT_EQ(result.hung, 0u);
+  EXPECT_EQ(result.failed, 0u) << result.first_failure;
+  expect_coverage(stats, true);
+  RecordProperty("coverage", coverage_line(stats));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Reproducibility: floating-point results are bitwise the left fold, whatever the timing.
+
+// How many tiles' exclusive prefixes would change bits if the last two aggregates before a tile
+// were grouped first (as a look-back that combined its window before the P would do).
+template <class Accum, class Op>
+std::size_t grouping_sensitive_tiles(const std::vector<Accum>& aggregates, const Op& op)
+{
+  std::size_t sensitive = 0;
+  Accum fold_before = aggregates[0]; // fold(A0 .. A(i-3))
+  for (std::size_t i = 3; i < aggregates.size(); ++i)
+  {
+    const Accum left  = op(op(fold_before, aggregates[i - 2]), aggregates[i - 1]);
+    const Accum other = op(fold_before, op(aggregates[i - 2], aggregates[i - 1]));
+    sensitive += same_bits(left, other) ? 0 : 1;
+    fold_before = op(fold_before, aggregates[i - 2]);
+  }
+  return sensitive;
+}
+
+template <class Inner, class Accum, class Op, class Draw>
+void expect_bitwise_left_fold(const Op& op, Draw draw)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  constexpr std::size_t max_tiles = 400;
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << float_mix.total() << " schedules of up to "
+                                  << max_tiles << " tiles");
+  splitmix random(seed);
+  std::vector<Accum> all(max_tiles);
+  for (auto& a : all)
+  {
+    a = draw(random);
+  }
+  const Accum init = draw(random);
+  // The check has teeth only if another grouping would give other bits on this data.
+  ASSERT_GT(grouping_sensitive_tiles(all, op), max_tiles / 20);
+
+  model_stats stats;
+  const batch_result result =
+    run_batch<Inner, Accum>(seed, float_mix, op, fixed_data(all, init), {}, false, stats, max_tiles);
+  EXPECT_EQ(result.schedules, float_mix.total());
+  EXPECT_EQ(result.hung, 0u);
+  EXPECT_EQ(result.failed, 0u) << result.first_failure;
+  EXPECT_GT(stats.look_backs_folding_aggregates.load(), 0u);
+}
+
+TEST(LookBackModel, FloatSumsArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)
+{
+  expect_bitwise_left_fold<packed_float, float>(float_plus{}, random_float);
+}
+
+TEST(LookBackModel, FloatAffineCompositionsArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)
+{
+  expect_bitwise_left_fold<split_affine_float, affine_float>(affine_float_then{}, random_affine_float);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Teeth: each planted bug makes the checker report mismatches within a bounded number of
+// schedules. The library is untouched; the bugs enter through the model's own seams.
+
+template <class Inner, class Accum, class Op, class MakeData>
+void expect_planted_bug_caught(const Op& op, MakeData make_data, planted_bugs bugs, const char* what)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << what << ", seed " << seed);
+  model_stats stats;
+  const batch_result result = run_batch<Inner, Accum>(seed, teeth_mix, op, make_data, bugs, true, stats);
+  ASSERT_EQ(result.failed, 1u) << "planted bug survived " << result.schedules << " schedules";
+  EXPECT_EQ(result.hung, 0u) << "expected wrong values, got a hang: " << result.first_failure;
+  EXPECT_NE(result.first_failure.find("mismatches"), std::string::npos) << result.first_failure;
+  testing::Test::RecordProperty("schedules_until_caught", static_cast<int>(result.schedules));
+}
+
+TEST(LookBackModelTeeth, StatusPublishedBeforeItsValueIsCaught)
+{
+  expect_planted_bug_caught<split_matrix, mat2>(mat2_product{}, mat2_data, {planted_bug::status_before_value, false},
+                                                "split layout, status stored before value");
+}
+
+TEST(LookBackModelTeeth, LookBackCombiningLaterBeforeEarlierIsCaughtInBothLayouts)
+{
+  expect_planted_bug_caught<packed_affine, affine16>(affine16_then{}, affine16_data, {planted_bug::none, true},
+                                                     "packed layout, swapped operands");
+  expect_planted_bug_caught<split_matrix, mat2>(mat2_product{}, mat2_data, {planted_bug::none, true},
+                                                "split layout, swapped operands");
+}
+
+TEST(LookBackModelTeeth, EmptyTileReadAsAggregateIsCaughtInBothLayouts)
+{
+  expect_planted_bug_caught<packed_affine, affine16>(
+    affine16_then{}, affine16_data, {planted_bug::empty_read_as_aggregate, false}, "packed layout, X read as A");
+  expect_planted_bug_caught<split_matrix, mat2>(
+    mat2_product{}, mat2_data, {planted_bug::empty_read_as_aggregate, false}, "split layout, X read as A");
+}
+
+TEST(LookBackModelTeeth, StoppingAtAnAggregateIsCaughtInBothLayouts)
+{
+  expect_planted_bug_caught<packed_affine, affine16>(
+    affine16_then{}, affine16_data, {planted_bug::aggregate_read_as_prefix, false}, "packed layout, A read as P");
+  expect_planted_bug_caught<split_matrix, mat2>(
+    mat2_product{}, mat2_data, {planted_bug::aggregate_read_as_prefix, false}, "split layout, A read as P");
+}
+
+// A tile whose publications never become visible leaves its successors waiting forever: the
+// watchdog must end the schedule, report it as hung and name it, in bounded time.
+TEST(LookBackModelTeeth, WatchdogTurnsAHangIntoAReportedFailure)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  model_stats stats;
+  const auto deadline = std::chrono::milliseconds(200);
+  const auto started  = clock_type::now();
+  const batch_result result = run_batch<packed_affine, affine16>(
+    seed, batch_mix{8, 0, 0}, affine16_then{}, affine16_data, {planted_bug::publications_lost, false}, true, stats,
+    ~std::size_t{0}, deadline);
+  const auto elapsed = clock_type::now() - started;
+  ASSERT_EQ(result.hung, 1u) << "the lost publication did not hang the first schedule: " << result.first_failure;
+  EXPECT_EQ(result.schedules, 1u);
+  EXPECT_NE(result.first_failure.find("HUNG"), std::string::npos);
+  EXPECT_NE(result.first_failure.find("schedule #0 of batch seed " + std::to_string(seed)), std::string::npos)
+    << result.first_failure;
+  EXPECT_LT(elapsed, deadline + std::chrono::seconds(10));
+}
+
+} // namespace

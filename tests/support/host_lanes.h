@@ -1,0 +1,108 @@
+// The warp of the look-back, played by one host thread, so that the library's own
+// exclusive_prefix_of (look_back.h) runs on host threads in the protocol model test.
+//
+// A real warp's 32 reads of a window are not one atomic snapshot: each lane's read lands at its
+// own moment. The host lanes therefore read one lane at a time, in an order and with gaps chosen
+// by a Pacer, which also decides how a waiting warp backs off. A Pacer provides:
+//   void order_lanes(int (&order)[32])        the order in which the lanes read this window
+//   void between_reads()                      called after each lane's read
+//   template <class Lanes> void pause(const Lanes&)   back off (may inspect the window just read)
+#pragma once
+
+#include <spscan/detail/look_back.h>
+#include <spscan/detail/tile_state.h>
+
+#include <cstdint>
+#include <numeric>
+#include <thread>
+
+namespace spscan_test
+{
+
+// Reads the lanes in order without gaps; a waiting warp only yields its core.
+struct plain_pacer
+{
+  void order_lanes(int (&order)[spscan::detail::look_back_window])
+  {
+    std::iota(order, order + spscan::detail::look_back_window, 0);
+  }
+  void between_reads() {}
+  template <class Lanes>
+  void pause(const Lanes&)
+  {
+    std::this_thread::yield();
+  }
+};
+
+template <class Accum, class Pacer = plain_pacer>
+class host_lanes
+{
+public:
+  static constexpr int lanes = spscan::detail::look_back_window;
+  // What a lane whose tile would lie before tile 0 reports: no status the look-back looks for.
+  static constexpr std::uint32_t status_out_of_range = 0xffu;
+
+  explicit host_lanes(Pacer& pacer)
+      : pacer_(pacer)
+  {}
+
+  template <class State>
+  void load(const State& state, long long first_tile)
+  {
+    first_tile_ = first_tile;
+    int order[lanes];
+    pacer_.order_lanes(order);
+    for (const int lane : order)
+    {
+      const long long tile = first_tile + lane;
+      if (tile >= 0)
+      {
+        window_[lane] = state.load(static_cast<std::size_t>(tile));
+      }
+      else
+      {
+        window_[lane] = {status_out_of_range, Accum{}};
+      }
+      pacer_.between_reads();
+    }
+  }
+
+  std::uint32_t mask(spscan::detail::tile_status status) const
+  {
+    std::uint32_t bits = 0;
+    for (int lane = 0; lane < lanes; ++lane)
+    {
+      bits |= (window_[lane].status == status ? 1u : 0u) << lane;
+    }
+    return bits;
+  }
+
+  Accum value(int lane) const
+  {
+    return window_[lane].value;
+  }
+
+  void pause()
+  {
+    ++pauses_;
+    pacer_.pause(*this);
+  }
+
+  // What the last window read saw, and how often the warp waited: for coverage statistics.
+  long long first_tile() const
+  {
+    return first_tile_;
+  }
+  int pauses() const
+  {
+    return pauses_;
+  }
+
+private:
+  Pacer& pacer_;
+  spscan::detail::tile_snapshot<Accum> window_[lanes]{};
+  long long first_tile_ = 0;
+  int pauses_           = 0;
+};
+
+} // namespace spscan_test
