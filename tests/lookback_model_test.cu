@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -326,16 +327,31 @@ public:
     }
   }
 
+  // A tile's load and reduction before it publishes A: often nothing, sometimes long, so that
+  // successors find it still X.
+  void tile_work()
+  {
+    switch (random_.below(8))
+    {
+      case 0: std::this_thread::yield(); break;
+      case 1:
+      case 2: spin(random_.below(4 * chaos_.spin_limit + 256)); break;
+      case 3:
+        for (std::uint32_t i = random_.below(4); i-- > 0;)
+        {
+          std::this_thread::yield();
+        }
+        spin(random_.below(chaos_.spin_limit + 1));
+        break;
+      default: break;
+    }
+  }
+
   // A gap that is always there: for a planted bug whose window of exposure must be real.
   void gap()
   {
     std::this_thread::yield();
     spin(64 + random_.below(2048));
-  }
-
-  std::uint32_t draw(std::uint32_t n)
-  {
-    return random_.below(n);
   }
 
   // Pacer interface of host_lanes.
@@ -608,11 +624,11 @@ struct schedule_plan
 
 chaos_profile random_chaos(splitmix& random)
 {
-  static constexpr std::uint32_t calm[]   = {1000, 995, 950, 800, 400};
+  static constexpr std::uint32_t calm[]   = {1000, 995, 980, 900};
   static constexpr std::uint32_t yields[] = {0, 30, 300};
-  static constexpr std::uint32_t spins[]  = {32, 512, 4096};
+  static constexpr std::uint32_t spins[]  = {32, 512, 2048};
   chaos_profile chaos;
-  chaos.calm_per_mille  = calm[random.below(5)];
+  chaos.calm_per_mille  = calm[random.below(4)];
   chaos.yield_per_mille = yields[random.below(3)];
   chaos.spin_limit      = spins[random.below(3)];
   chaos.sleep_one_in    = random.below(16) == 0 ? 4000 : 0;
@@ -694,6 +710,30 @@ void hold_back(std::size_t tile, const Inner& inner, std::size_t tiles, pacer& p
   }
 }
 
+// Threads of a schedule block here until all of them exist.
+class start_gate
+{
+public:
+  void wait()
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    opened_.wait(lock, [this] { return open_; });
+  }
+  void open()
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      open_ = true;
+    }
+    opened_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
+};
+
 // Runs one whole scan of `plan.tiles` tiles whose aggregates are aggregates[0 .. tiles) on
 // plan.threads host threads, then checks every tile against the sequential left fold.
 template <class Inner, class Accum, class Op>
@@ -739,10 +779,11 @@ schedule_outcome run_schedule(const schedule_plan& plan,
   std::atomic<std::size_t> next_tile{0};
   std::atomic<std::size_t> tiles_taken{0};
   schedule_watch watch(plan.deadline);
+  start_gate gate;
 
   // One tile, as a CTA of scan_kernel plays it (step 4 of scan_tile::run).
   auto play_tile = [&](std::size_t tile, pacer& pace) {
-    pace.step(); // loading the tile and reducing it
+    pace.tile_work();
     if (static_cast<long long>(tile) == plan.held_tile)
     {
       hold_back(tile, inner, tiles, pace, stats);
@@ -769,7 +810,8 @@ schedule_outcome run_schedule(const schedule_plan& plan,
     this_threads_pacer = &pace;
     try
     {
-      pace.step(); // threads start at scattered moments
+      gate.wait(); // all threads exist before any plays, so that they overlap
+      pace.step(); // then they start at scattered moments
       for (std::size_t k = 0;; ++k)
       {
         std::size_t tile;
@@ -814,6 +856,7 @@ schedule_outcome run_schedule(const schedule_plan& plan,
     {
       threads.emplace_back(worker, w);
     }
+    gate.open();
     for (auto& thread : threads)
     {
       thread.join();

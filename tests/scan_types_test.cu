@@ -15,6 +15,7 @@
 #include <thrust/scan.h>
 #include <thrust/transform_scan.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what spscan's build needs, where it is missing: CMake (>= 3.25), Ninja and GoogleTest
+# from the system's packages. The CUDA toolkit (nvcc 12.x/13.x with its CCCL) must already be
+# installed; this script only checks for it.
+set -euo pipefail
+
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
+if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfig.cmake \
+     /usr/local/lib/cmake/GTest/GTestConfig.cmake /usr/src/googletest/CMakeLists.txt >/dev/null 2>&1; then
+  missing+=(libgtest-dev googletest)
+fi
+
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "error: the CUDA toolkit (nvcc) is required: install it from NVIDIA, then run this again" >&2
+  exit 1
+fi
