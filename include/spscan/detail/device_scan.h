@@ -55,6 +55,9 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
     params p{in, out, n, (n + tuning::tile_items - 1) / tuning::tile_items, op, init, state{}, nullptr,
              allows_vector_access(in), allows_vector_access(out)};
     const cudaStream_t stream = stream_of(policy);
+    // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
+    // before launching, and so does spscan, so the check after the launch sees only its own.
+    cudaGetLastError();
     if (p.tiles == 1)
     {
       scan_kernel<params><<<1, tuning::threads, 0, stream>>>(p);
