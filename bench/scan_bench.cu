@@ -25,6 +25,10 @@
 // (host clock), and at 2^28 int32 scans of a counting_iterator (against cudaMemsetAsync of the
 // output) and of a transform_iterator (against copy).
 //
+// CSV (--csv): one row per type and size with type, log2n, n, bytes (= n * sizeof(T), one
+// array), the five times in ms (spscan_ms = plain par_nosync, spscan_alloc_ms = caching
+// allocator), the ratios, the speedups of spscan_alloc over CUB and Thrust, and the check.
+//
 // Options: --csv PATH  --types int8,int16,int32,float,int64,double  --min-log2 N  --max-log2 N
 //          --quick (fewer reps, for smoke runs)  --no-extras
 // Exit status: 0 when every check passed, 1 on a mismatch or any CUDA error.
@@ -58,19 +62,6 @@
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
-
-// The transform of the transform_iterator measurement. Outside the anonymous namespace: a type
-// with internal linkage would give the kernel instantiated for it internal linkage too.
-namespace scan_bench
-{
-struct times_two_plus_one
-{
-  __host__ __device__ int operator()(int x) const
-  {
-    return 2 * x + 1;
-  }
-};
-} // namespace scan_bench
 
 namespace
 {
@@ -517,8 +508,8 @@ struct bench_context
   caching_allocator allocator;
 };
 
-// True when `arrays` arrays of `bytes` each stay within the budget: in + out at most 40% of the
-// free device memory (the reference output for the check comes on top).
+// True when an input and an output of `bytes` each fit together in 40% of the free device memory
+// (the reference output for the check comes on top of that).
 bool fits_in_device(std::size_t bytes)
 {
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -672,6 +663,15 @@ std::vector<call_time> measure_call_times(bench_context& ctx)
   return times;
 }
 
+// The transform of the transform_iterator measurement.
+struct times_two_plus_one
+{
+  __host__ __device__ int operator()(int x) const
+  {
+    return 2 * x + 1;
+  }
+};
+
 struct iterator_result
 {
   int log2n = 0;
@@ -703,7 +703,7 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
   auto alloc_policy = thrust::cuda::par_nosync(ctx.allocator);
 
   const thrust::counting_iterator<int> counting(0);
-  const auto transformed = thrust::make_transform_iterator(in, scan_bench::times_two_plus_one{});
+  const auto transformed = thrust::make_transform_iterator(in, times_two_plus_one{});
   std::size_t counting_temp_bytes = 0, transform_temp_bytes = 0;
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, counting_temp_bytes, counting, out, count, bench_stream));
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, transform_temp_bytes, transformed, out, count, bench_stream));

@@ -19,9 +19,7 @@
 #include <support/data.h>
 #include <support/gpu.h>
 
-// The ops live in a named namespace: kernels instantiated for types with internal linkage cannot
-// carry the hidden visibility spscan gives its kernels, and nvcc warns about each of them.
-namespace overloads_test_ops
+namespace
 {
 
 // The unary op of the transform scans: changes every value, so skipping it shows.
@@ -33,12 +31,6 @@ struct triple_plus_one
   }
 };
 
-} // namespace overloads_test_ops
-
-namespace
-{
-
-using overloads_test_ops::triple_plus_one;
 using spscan_test::route;
 using spscan_test::system_from;
 

@@ -31,9 +31,7 @@
 #include <support/data.h>
 #include <support/gpu.h>
 
-// Test types live in a named namespace: kernels instantiated for types with internal linkage
-// cannot carry the hidden visibility spscan gives its kernels, and nvcc warns about each of them.
-namespace types_test
+namespace
 {
 
 // ---------------------------------------------------------------------------------------------
@@ -134,11 +132,6 @@ struct identity_int
     return x;
   }
 };
-
-} // namespace types_test
-
-namespace
-{
 
 using spscan_test::route;
 using spscan_test::system_from;
@@ -336,8 +329,10 @@ TYPED_TEST(ScanTypes, MisalignedRangesMatchReferenceAndThrustBitForBit)
 // at most m - 1 rounded additions, so |computed - exact| <= gamma(m - 1) * sum|terms| with
 // gamma(k) = k*u / (1 - k*u) and u = epsilon / 2. The test checks the slightly larger
 //     |computed - exact| <= m * epsilon * sum|terms|,
-// valid while m*u <= 1/2 (here m*u < 0.02). `exact` is the long double sequential sum, whose own
+// valid while m*u <= 1/2 (here m*u < 0.05). `exact` is the long double sequential sum, whose own
 // error is far below the bound. spscan and Thrust each satisfy it, so they differ by at most twice it.
+// For float at thousands of elements the bound is wider than one element's value, so this test
+// checks rounding only; the exact-data tests above are the ones that catch a lost or repeated element.
 
 template <class T>
 class FloatingScan : public ::testing::Test
@@ -527,7 +522,7 @@ TEST(ThrustAccumulatorRules, TransformExclusiveScanAccumulatesInTheInitType)
       reference,
       spscan_transform_exclusive,
       thrust_transform_exclusive,
-      types_test::identity_int{},
+      identity_int{},
       init,
       thrust::plus<>{});
   }
@@ -540,10 +535,10 @@ template <class Op>
 class NonCommutativeScan : public ::testing::Test
 {};
 
-using non_commutative_ops = ::testing::Types<types_test::compose_affine,
-                                             types_test::multiply_matrix2<std::uint32_t, route::kernel>,
-                                             types_test::multiply_matrix2<std::uint64_t, route::kernel>,
-                                             types_test::multiply_upper3>;
+using non_commutative_ops = ::testing::Types<compose_affine,
+                                             multiply_matrix2<std::uint32_t, route::kernel>,
+                                             multiply_matrix2<std::uint64_t, route::kernel>,
+                                             multiply_upper3>;
 
 struct op_names
 {

@@ -10,9 +10,8 @@
 // call, Thrust's CUDA implementation where it cannot, same results and return value.
 // Every other Thrust algorithm (sort, reduce, transform, copy_if, the scan_by_key family...)
 // runs Thrust's CUDA implementation unchanged: the policies derive from Thrust's CUDA policy.
-// thrust::shuffle and thrust::shuffle_copy are the exception that proves the rule: Thrust builds
-// them on a thrust::inclusive_scan with the caller's policy, so their scan runs on spscan, with
-// the same results.
+// One exception: Thrust builds thrust::shuffle and thrust::shuffle_copy on a
+// thrust::inclusive_scan with the caller's policy, so their scan runs on spscan (same results).
 //
 // Each policy behaves as its Thrust counterpart in stream, allocation and synchronization:
 //

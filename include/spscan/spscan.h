@@ -1,5 +1,6 @@
 // Everything spscan offers.
 #pragma once
 
+#include <spscan/execution_policy.h>
 #include <spscan/scan.h>
 #include <spscan/transform_scan.h>

@@ -4,9 +4,12 @@
 // A real warp's 32 reads of a window are not one atomic snapshot: each lane's read lands at its
 // own moment. The host lanes therefore read one lane at a time, in an order and with gaps chosen
 // by a Pacer, which also decides how a waiting warp backs off. A Pacer provides:
-//   void order_lanes(int (&order)[32])        the order in which the lanes read this window
-//   void between_reads()                      called after each lane's read
+//   void order_lanes(int (&order)[32])                the order in which the lanes read a window
+//   void between_reads()                              called after each lane's read
+//   template <class Lanes> void window_read(const Lanes&)   called once a whole window is read
 //   template <class Lanes> void pause(const Lanes&)   back off (may inspect the window just read)
+// The lanes also count what the look-back did with them (waits, walks back to an earlier window,
+// forward re-reads), so that a test can tell which paths its schedules exercised.
 #pragma once
 
 #include <spscan/detail/look_back.h>
@@ -27,6 +30,9 @@ struct plain_pacer
     std::iota(order, order + spscan::detail::look_back_window, 0);
   }
   void between_reads() {}
+  template <class Lanes>
+  void window_read(const Lanes&)
+  {}
   template <class Lanes>
   void pause(const Lanes&)
   {
@@ -49,6 +55,10 @@ public:
   template <class State>
   void load(const State& state, long long first_tile)
   {
+    walked_back_ = loads_ > 0 && first_tile < first_tile_;
+    walks_back_ += walked_back_ ? 1 : 0;
+    const bool forward = loads_ > 0 && first_tile > first_tile_;
+    ++loads_;
     first_tile_ = first_tile;
     int order[lanes];
     pacer_.order_lanes(order);
@@ -65,6 +75,12 @@ public:
       }
       pacer_.between_reads();
     }
+    if (forward)
+    {
+      ++forward_reads_;
+      forward_restarts_ += mask(spscan::detail::status_prefix) != 0 ? 1 : 0;
+    }
+    pacer_.window_read(*this);
   }
 
   std::uint32_t mask(spscan::detail::tile_status status) const
@@ -88,21 +104,42 @@ public:
     pacer_.pause(*this);
   }
 
-  // What the last window read saw, and how often the warp waited: for coverage statistics.
-  long long first_tile() const
+  // What the look-back did with these lanes so far, for coverage statistics.
+  long long first_tile() const // of the window read last
   {
     return first_tile_;
   }
-  int pauses() const
+  int pauses() const // waits for a predecessor to publish
   {
     return pauses_;
+  }
+  int walks_back() const // moves to an earlier window, past a window of A's only
+  {
+    return walks_back_;
+  }
+  bool walked_back() const // the window read last lies before the one read before it
+  {
+    return walked_back_;
+  }
+  int forward_reads() const // re-reads of later windows after the walk back
+  {
+    return forward_reads_;
+  }
+  int forward_restarts() const // forward re-reads that found a P (the fold restarted from it)
+  {
+    return forward_restarts_;
   }
 
 private:
   Pacer& pacer_;
   spscan::detail::tile_snapshot<Accum> window_[lanes]{};
   long long first_tile_ = 0;
+  int loads_            = 0;
   int pauses_           = 0;
+  int walks_back_       = 0;
+  bool walked_back_     = false;
+  int forward_reads_    = 0;
+  int forward_restarts_ = 0;
 };
 
 } // namespace spscan_test
