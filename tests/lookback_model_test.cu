@@ -155,7 +155,16 @@ struct float_plus
   }
 };
 
-// x -> a*x + b over floats (8 bytes: split layout): not commutative, and a*b+c chains whose
+// Double addition: the 8-byte accumulator of the packed layout's 128-bit word.
+struct double_plus
+{
+  double operator()(double x, double y) const
+  {
+    return x + y;
+  }
+};
+
+// x -> a*x + b over floats (8 bytes; the test below puts it in the split layout): not commutative, and a*b+c chains whose
 // rounding depends on the grouping. Kept out of line so that every caller rounds identically
 // (a compiler may contract a*b+c into a fused multiply-add differently at each inlined site).
 struct affine_float
@@ -199,6 +208,11 @@ float random_float(splitmix& random)
 {
   const float mantissa = random.unit();
   return std::ldexp(mantissa == 0.0f ? 0.5f : mantissa, static_cast<int>(random.below(21)) - 10);
+}
+double random_double(splitmix& random)
+{
+  const double mantissa = static_cast<double>(random.next() >> 11) / double(1ull << 52) - 1.0; // [-1, 1)
+  return std::ldexp(mantissa == 0.0 ? 0.5 : mantissa, static_cast<int>(random.below(21)) - 10);
 }
 affine_float random_affine_float(splitmix& random)
 {
@@ -292,6 +306,7 @@ struct model_stats
   std::atomic<std::uint64_t> look_backs_that_walked_back{0}; // passed over a window of A's only
   std::atomic<std::uint64_t> look_backs_restarted_forward{0}; // found a fresher P on the way forward
   std::atomic<std::uint64_t> look_backs_folding_aggregates{0}; // the last window had A's after its P
+  std::atomic<std::uint64_t> look_backs_found_p_deep{0}; // in a read's farther window, past a window of A's
   std::atomic<std::uint64_t> windows_reaching_before_tile_0{0};
   std::atomic<std::uint64_t> pauses{0};
   std::atomic<std::uint64_t> walks_back{0}; // counted as they happen (a held tile waits on this)
@@ -310,7 +325,8 @@ struct model_stats
     count(look_backs_that_waited, lanes.pauses() > 0);
     count(look_backs_that_walked_back, lanes.walks_back() > 0);
     count(look_backs_restarted_forward, lanes.forward_restarts() > 0);
-    count(look_backs_folding_aggregates, highest_set_lane(lanes.mask(status_prefix)) < look_back_window - 1);
+    count(look_backs_folding_aggregates, highest_set_lane(lanes.mask(0, status_prefix)) < look_back_window - 1);
+    count(look_backs_found_p_deep, lanes.deep_finds() > 0);
     count(windows_reaching_before_tile_0, lanes.first_tile() < 0);
     int most = most_windows_walked_back.load();
     while (lanes.walks_back() > most && !most_windows_walked_back.compare_exchange_weak(most, lanes.walks_back()))
@@ -675,6 +691,7 @@ struct schedule_plan
   bool has_init            = false;
   chaos_profile chaos;
   long long held_tile           = -1; // held before publishing A until successors pile up (wide)
+  int depth                     = 1; // windows per look-back read (the library's default is 4)
   clock_type::duration deadline = std::chrono::seconds(20);
 
   std::string describe() const
@@ -688,7 +705,7 @@ struct schedule_plan
          << " init=" << (has_init ? "yes" : "no") << " calm=" << chaos.calm_per_mille
          << "/1000 yield=" << chaos.yield_per_mille << "/1000 spin<=" << chaos.spin_limit
          << " sleep_one_in=" << chaos.sleep_one_in << " lane_order=" << static_cast<int>(chaos.order)
-         << " held_tile=" << held_tile;
+         << " held_tile=" << held_tile << " depth=" << depth;
     return text.str();
   }
 };
@@ -736,6 +753,10 @@ schedule_plan plan_schedule(schedule_family family, std::uint64_t batch_seed, st
       plan.held_tile = random.between(0, static_cast<std::uint32_t>(plan.tiles) - look_back_window - 2);
       break;
   }
+  // Deep reads in every family; the wide one stays mostly at one window per read, so that its
+  // held tiles make look-backs walk back over several reads.
+  static constexpr int depths[] = {1, 2, 4};
+  plan.depth    = family == schedule_family::wide ? (random.below(3) == 0 ? 2 : 1) : depths[random.below(3)];
   plan.tiles    = std::min(plan.tiles, max_tiles);
   plan.has_init = random.below(2) != 0;
   plan.chaos    = random_chaos(random);
@@ -798,6 +819,16 @@ void hold_back(
   {
     pace.wait(++attempt);
   }
+}
+
+// The library's look-back for `tile`, with host lanes reading Depth windows at a time.
+template <int Depth, class Accum, class State, class Op>
+Accum model_look_back(const State& state, std::size_t tile, Op& fold, pacer& pace, model_stats& stats)
+{
+  spscan_test::host_lanes<Accum, pacer, Depth> lanes(pace);
+  const Accum prefix = exclusive_prefix_of<Accum>(state, static_cast<long long>(tile), fold, lanes);
+  stats.record_look_back(lanes);
+  return prefix;
 }
 
 // Threads of a schedule block here until all of them exist.
@@ -887,11 +918,11 @@ schedule_outcome run_schedule(const schedule_plan& plan,
     }
     state.publish(tile, status_aggregate, aggregate);
     pace.step();
-    spscan_test::host_lanes<Accum, pacer> lanes(pace);
     pace.begin_look_back(tile);
     look_back_op<Op> fold{op, bugs.swapped_operands};
-    const Accum prefix = exclusive_prefix_of<Accum>(state, static_cast<long long>(tile), fold, lanes);
-    stats.record_look_back(lanes);
+    const Accum prefix = plan.depth == 4 ? model_look_back<4, Accum>(state, tile, fold, pace, stats)
+                       : plan.depth == 2 ? model_look_back<2, Accum>(state, tile, fold, pace, stats)
+                                         : model_look_back<1, Accum>(state, tile, fold, pace, stats);
     pace.step();
     prefixes[tile] = prefix;
     state.publish(tile, status_prefix, op(prefix, aggregate));
@@ -1132,6 +1163,7 @@ constexpr batch_mix float_mix{4'880, 100, 20};
 using packed_affine      = packed_tile_state<affine16>;
 using split_matrix       = split_tile_state<mat2>;
 using packed_float       = packed_tile_state<float>;
+using packed_double      = packed_tile_state<double>; // a 128-bit word
 using split_affine_float = split_tile_state<affine_float>;
 
 const auto affine16_data = fresh_data<affine16>(random_affine16);
@@ -1147,6 +1179,7 @@ void expect_coverage(const model_stats& stats)
   EXPECT_GT(stats.look_backs_that_walked_back.load(), 0u) << "no look-back ever walked past a window of A's";
   EXPECT_GE(stats.most_windows_walked_back.load(), 2) << "no look-back ever walked past two windows of A's";
   EXPECT_GT(stats.look_backs_restarted_forward.load(), 0u) << "no forward re-read ever found a fresher P";
+  EXPECT_GT(stats.look_backs_found_p_deep.load(), 0u) << "no deep read ever found its P beyond its nearest window";
 }
 
 std::string coverage_line(const model_stats& stats)
@@ -1155,7 +1188,8 @@ std::string coverage_line(const model_stats& stats)
   text << "look-backs " << stats.look_backs << ", waited " << stats.look_backs_that_waited << ", walked back "
        << stats.look_backs_that_walked_back << ", restarted forward " << stats.look_backs_restarted_forward
        << ", folded A's " << stats.look_backs_folding_aggregates << ", windows before tile 0 "
-       << stats.windows_reaching_before_tile_0 << ", pauses " << stats.pauses << ", most windows walked back "
+       << stats.windows_reaching_before_tile_0 << ", P found deep " << stats.look_backs_found_p_deep << ", pauses "
+       << stats.pauses << ", most reads walked back "
        << stats.most_windows_walked_back;
   return text.str();
 }
@@ -1244,6 +1278,12 @@ void expect_bitwise_left_fold(const Op& op, Draw draw)
 TEST(LookBackModel, FloatSumsArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)
 {
   expect_bitwise_left_fold<packed_float, float>(float_plus{}, random_float);
+}
+
+TEST(LookBackModel, DoubleSumsInTheWidePackedLayoutArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)
+{
+  static_assert(sizeof(packed_double::word) == 16);
+  expect_bitwise_left_fold<packed_double, double>(double_plus{}, random_double);
 }
 
 TEST(LookBackModel, FloatAffineCompositionsArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)

@@ -10,13 +10,15 @@
 //
 // The tests call spscan::detail::device_scan directly with a small tuning (the public API always
 // uses scan_tuning). Operators are non-commutative (affine maps, 2x2 matrices, composed in order),
-// accumulators are 4 bytes (packed tile state: status and value in one 64-bit word) and 8 and 16
-// bytes (split tile state: value slots, then a release/acquire status). Every output element is
-// compared bit for bit with a sequential CPU reference; each size runs several times.
+// accumulators are 4 and 8 bytes (packed tile state: status and value in one 64- or 128-bit word,
+// where a torn read would show) and 16 bytes (split tile state: value slots, then a
+// release/acquire status). Every output element is compared bit for bit with a sequential CPU
+// reference; each size runs several times.
 //
 // Tunings: 32 threads x 1 item is the smallest tile the kernel takes (one warp: the block scan is a
 // single warp scan and warp 0, the only warp, also does the look-back); 64 threads x 2 items
-// covers two warps with a multi-item thread fold.
+// covers two warps with a multi-item thread fold. The first reads four windows per look-back read,
+// the second one.
 #include <spscan/detail/device_scan.h>
 
 #include <thrust/execution_policy.h>
@@ -37,17 +39,21 @@
 namespace
 {
 
+// Deep look-back reads (four windows of 32 tiles per read, the library's default) and one window
+// per read: the walk back and the forward fold take different paths through look_back.h.
 struct tiles_of_32
 {
-  static constexpr int threads    = 32;
-  static constexpr int items      = 1;
-  static constexpr int tile_items = threads * items;
+  static constexpr int threads         = 32;
+  static constexpr int items           = 1;
+  static constexpr int tile_items      = threads * items;
+  static constexpr int look_back_depth = 4;
 };
 struct tiles_of_128
 {
-  static constexpr int threads    = 64;
-  static constexpr int items      = 2;
-  static constexpr int tile_items = threads * items;
+  static constexpr int threads         = 64;
+  static constexpr int items           = 2;
+  static constexpr int tile_items      = threads * items;
+  static constexpr int look_back_depth = 1;
 };
 
 // x -> a*x + b modulo 2^16, composed "earlier, then later": 4 bytes, packed tile state.
@@ -64,7 +70,7 @@ struct compose_affine16
   }
 };
 
-// x -> a*x + b modulo 2^32: 8 bytes, split tile state.
+// x -> a*x + b modulo 2^32: 8 bytes, packed in a 128-bit tile state word.
 struct affine32
 {
   std::uint32_t a, b;
@@ -95,7 +101,8 @@ struct multiply_matrix2
 
 static_assert(sizeof(affine16) == 4 && sizeof(affine32) == 8 && sizeof(matrix2) == 16);
 static_assert(spscan::detail::tile_state_for<affine16>::packed);
-static_assert(!spscan::detail::tile_state_for<affine32>::packed && !spscan::detail::tile_state_for<matrix2>::packed);
+static_assert(spscan::detail::tile_state_for<affine32>::packed == (SPSCAN_HAS_WORD128 != 0));
+static_assert(!spscan::detail::tile_state_for<matrix2>::packed);
 
 struct splitmix64
 {
@@ -257,12 +264,12 @@ TEST(LookBackStress, TilesOf32PackedStateAffine16ExclusiveWithInit)
   SPSCAN_REQUIRE_GPU();
   check_tiny_tile_scans<scan_kind::exclusive, tiles_of_32, affine16, compose_affine16>(repeats);
 }
-TEST(LookBackStress, TilesOf32SplitStateAffine32Inclusive)
+TEST(LookBackStress, TilesOf32Packed128StateAffine32Inclusive)
 {
   SPSCAN_REQUIRE_GPU();
   check_tiny_tile_scans<scan_kind::inclusive, tiles_of_32, affine32, compose_affine32>(repeats);
 }
-TEST(LookBackStress, TilesOf32SplitStateAffine32InclusiveWithInit)
+TEST(LookBackStress, TilesOf32Packed128StateAffine32InclusiveWithInit)
 {
   SPSCAN_REQUIRE_GPU();
   check_tiny_tile_scans<scan_kind::inclusive_init, tiles_of_32, affine32, compose_affine32>(repeats);
@@ -282,7 +289,7 @@ TEST(LookBackStress, TilesOf128PackedStateAffine16Inclusive)
   SPSCAN_REQUIRE_GPU();
   check_tiny_tile_scans<scan_kind::inclusive, tiles_of_128, affine16, compose_affine16>(repeats);
 }
-TEST(LookBackStress, TilesOf128SplitStateAffine32ExclusiveWithInit)
+TEST(LookBackStress, TilesOf128Packed128StateAffine32ExclusiveWithInit)
 {
   SPSCAN_REQUIRE_GPU();
   check_tiny_tile_scans<scan_kind::exclusive, tiles_of_128, affine32, compose_affine32>(repeats);

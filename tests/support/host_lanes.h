@@ -1,15 +1,17 @@
 // The warp of the look-back, played by one host thread, so that the library's own
 // exclusive_prefix_of (look_back.h) runs on host threads in the protocol model test.
 //
-// A real warp's 32 reads of a window are not one atomic snapshot: each lane's read lands at its
-// own moment. The host lanes therefore read one lane at a time, in an order and with gaps chosen
-// by a Pacer, which also decides how a waiting warp backs off. A Pacer provides:
+// A real warp's reads of its windows are not one atomic snapshot: each lane's read lands at its
+// own moment. The host lanes therefore read one tile at a time, window after window (nearest
+// first), each window's lanes in an order and with gaps chosen by a Pacer, which also decides how
+// a waiting warp backs off. A Pacer provides:
 //   void order_lanes(int (&order)[32])                the order in which the lanes read a window
 //   void between_reads()                              called after each lane's read
-//   template <class Lanes> void window_read(const Lanes&)   called once a whole window is read
-//   template <class Lanes> void pause(const Lanes&)   back off (may inspect the window just read)
-// The lanes also count what the look-back did with them (waits, walks back to an earlier window,
-// forward re-reads), so that a test can tell which paths its schedules exercised.
+//   template <class Lanes> void window_read(const Lanes&)   called once a whole read is done
+//   template <class Lanes> void pause(const Lanes&)   back off (may inspect the read just made)
+// The lanes also count what the look-back did with them (waits, walks back to an earlier read,
+// forward re-reads, P found beyond the nearest window of a read), so that a test can tell which
+// paths its schedules exercised.
 #pragma once
 
 #include <spscan/detail/look_back.h>
@@ -40,10 +42,11 @@ struct plain_pacer
   }
 };
 
-template <class Accum, class Pacer = plain_pacer>
+template <class Accum, class Pacer = plain_pacer, int Depth = 1>
 class host_lanes
 {
 public:
+  static constexpr int depth = Depth;
   static constexpr int lanes = spscan::detail::look_back_window;
   // What a lane whose tile would lie before tile 0 reports: no status the look-back looks for.
   static constexpr std::uint32_t status_out_of_range = 0xffu;
@@ -60,42 +63,62 @@ public:
     const bool forward = loads_ > 0 && first_tile > first_tile_;
     ++loads_;
     first_tile_ = first_tile;
-    int order[lanes];
-    pacer_.order_lanes(order);
-    for (const int lane : order)
+    for (int w = 0; w < Depth; ++w)
     {
-      const long long tile = first_tile + lane;
-      if (tile >= 0)
+      int order[lanes];
+      pacer_.order_lanes(order);
+      for (const int lane : order)
       {
-        window_[lane] = state.load(static_cast<std::size_t>(tile));
+        const long long tile = first_tile - static_cast<long long>(lanes) * w + lane;
+        if (tile >= 0)
+        {
+          window_[w][lane] = state.load(static_cast<std::size_t>(tile));
+        }
+        else
+        {
+          window_[w][lane] = {status_out_of_range, Accum{}};
+        }
+        pacer_.between_reads();
       }
-      else
-      {
-        window_[lane] = {status_out_of_range, Accum{}};
-      }
-      pacer_.between_reads();
     }
     if (forward)
     {
       ++forward_reads_;
-      forward_restarts_ += mask(spscan::detail::status_prefix) != 0 ? 1 : 0;
+      for (int w = 0; w < Depth; ++w)
+      {
+        forward_restarts_ += mask(w, spscan::detail::status_prefix) != 0 ? 1 : 0;
+      }
+    }
+    else
+    {
+      // A backward read whose nearest window is all A and whose P lies in a farther window.
+      bool nearer_all_aggregates = true;
+      for (int w = 0; w < Depth && nearer_all_aggregates; ++w)
+      {
+        if (mask(w, spscan::detail::status_prefix) != 0)
+        {
+          deep_finds_ += w > 0 ? 1 : 0;
+          break;
+        }
+        nearer_all_aggregates = mask(w, spscan::detail::status_aggregate) == ~0u;
+      }
     }
     pacer_.window_read(*this);
   }
 
-  std::uint32_t mask(spscan::detail::tile_status status) const
+  std::uint32_t mask(int w, spscan::detail::tile_status status) const
   {
     std::uint32_t bits = 0;
     for (int lane = 0; lane < lanes; ++lane)
     {
-      bits |= (window_[lane].status == status ? 1u : 0u) << lane;
+      bits |= (window_[w][lane].status == status ? 1u : 0u) << lane;
     }
     return bits;
   }
 
-  Accum value(int lane) const
+  Accum value(int w, int lane) const
   {
-    return window_[lane].value;
+    return window_[w][lane].value;
   }
 
   void pause()
@@ -105,7 +128,7 @@ public:
   }
 
   // What the look-back did with these lanes so far, for coverage statistics.
-  long long first_tile() const // of the window read last
+  long long first_tile() const // of the nearest window of the read made last
   {
     return first_tile_;
   }
@@ -113,11 +136,11 @@ public:
   {
     return pauses_;
   }
-  int walks_back() const // moves to an earlier window, past a window of A's only
+  int walks_back() const // moves to an earlier read, past windows of A's only
   {
     return walks_back_;
   }
-  bool walked_back() const // the window read last lies before the one read before it
+  bool walked_back() const // the read made last lies before the one made before it
   {
     return walked_back_;
   }
@@ -125,14 +148,18 @@ public:
   {
     return forward_reads_;
   }
-  int forward_restarts() const // forward re-reads that found a P (the fold restarted from it)
+  int forward_restarts() const // windows of forward re-reads that held a P (the fold restarted there)
   {
     return forward_restarts_;
+  }
+  int deep_finds() const // backward reads that found the P beyond their nearest window
+  {
+    return deep_finds_;
   }
 
 private:
   Pacer& pacer_;
-  spscan::detail::tile_snapshot<Accum> window_[lanes]{};
+  spscan::detail::tile_snapshot<Accum> window_[Depth][lanes]{};
   long long first_tile_ = 0;
   int loads_            = 0;
   int pauses_           = 0;
@@ -140,6 +167,7 @@ private:
   bool walked_back_     = false;
   int forward_reads_    = 0;
   int forward_restarts_ = 0;
+  int deep_finds_       = 0;
 };
 
 } // namespace spscan_test

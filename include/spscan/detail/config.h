@@ -21,3 +21,16 @@
 #if defined(__CUDACC__)
 #  define SPSCAN_KERNEL __global__
 #endif
+
+// 128-bit single-copy-atomic loads and stores (PTX 8.3, sm_70) let 8-byte accumulators share one
+// word with their tile status. Define SPSCAN_HAS_WORD128 to 0 to use the split layout instead.
+#if !defined(SPSCAN_HAS_WORD128)
+#  if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 3))
+#    define SPSCAN_HAS_WORD128 1
+#  else
+#    define SPSCAN_HAS_WORD128 0
+#  endif
+#endif
+#if SPSCAN_HAS_WORD128 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#  error "spscan: 128-bit tile states need sm_70 or newer; compile with -DSPSCAN_HAS_WORD128=0"
+#endif

@@ -10,10 +10,33 @@
 
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace spscan::detail
 {
+
+// Asks, once per device, for the largest shared-memory carveout for a scan kernel: its tile
+// stays in shared memory, and the SM's default split would hold fewer CTAs than its registers
+// allow.
+template <class Kernel>
+void prefer_shared_memory(Kernel kernel)
+{
+  constexpr int max_devices = 64;
+  static std::atomic<bool> done[max_devices];
+  int device = 0;
+  throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
+  if (device < max_devices && done[device].load(std::memory_order_relaxed))
+  {
+    return;
+  }
+  throw_if_failed(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+                  "spscan: setting the scan kernel's shared memory carveout failed");
+  if (device < max_devices)
+  {
+    done[device].store(true, std::memory_order_relaxed);
+  }
+}
 
 inline bool is_16_byte_aligned(const void* p)
 {
@@ -58,6 +81,7 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
     cudaGetLastError();
+    prefer_shared_memory(scan_kernel<params>);
     if (p.tiles == 1)
     {
       scan_kernel<params><<<1, tuning::threads, 0, stream>>>(p);

@@ -1,24 +1,36 @@
 // The look-back: find the exclusive prefix of a tile from its predecessors' published states.
 //
-// Backward: a warp-wide window reads 32 predecessors at a time, nearest first. A window whose
-// nearest P has only A after it ends the walk; an X after the nearest P means a predecessor has
-// not published yet, and the window is read again after a pause; a window of A only sends the walk
-// one window further back (tile 0 always publishes P, so the walk ends).
+// A window is 32 consecutive predecessors, one per lane of a warp. One read takes `depth`
+// windows at once (each lane reads `depth` tiles, 32 apart, with independent loads, so the read
+// costs one memory round trip however deep it is): the nearest window [first, first + 32), then
+// [first - 32, first), and so on.
+//
+// Backward: the windows of a read are examined nearest first. A window whose nearest P has only
+// A after it ends the walk; an X after the nearest P (or anywhere in a window without P) means a
+// predecessor has not published yet, and the read is repeated after a pause; a window of A only
+// sends the examination to the next window, and past the last window of the read, to the next
+// read further back (tile 0 always publishes P, so the walk ends).
 //
 // Forward: from that P, the prefix is the LEFT FOLD op(op(op(P_j, A_j+1), A_j+2), ...) through
-// tile - 1, re-reading each window on the way and restarting from the highest P found in it.
-// Every tile publishes P_i = op(prefix_i, A_i), so by induction P_i == fold(A_0, ..., A_i) in
-// exactly that association whichever P a tile happened to use: restarting from a fresher P changes
-// no bit. Hence the combine order, and every bit of a floating-point result, is fixed by the input
-// size and the tuning, never by timing. Operands are always combined (earlier, later): ops need
-// only be associative.
+// tile - 1: first over the windows of the last read, which are still in registers, then over the
+// reads nearer the tile, read again on the way (every tile there has published by then), each
+// time restarting from the highest P found. Every tile publishes P_i = op(prefix_i, A_i), so by
+// induction P_i == fold(A_0, ..., A_i) in exactly that association whichever P a tile happened
+// to use: restarting from a fresher P changes no bit. Hence the combine order, and every bit of a
+// floating-point result, is fixed by the input size and the tile size, never by timing (nor by
+// the depth). Operands are always combined (earlier, later): ops need only be associative.
+//
+// Why deep reads: a P travels at most one read's span of tiles per memory round trip, so the
+// span bounds the throughput of the whole scan (bench/NOTES.md, v2).
 //
 // `Lanes` abstracts the warp so that the same code runs on the device (lanes are the 32 threads
 // of a warp) and on the host (one thread plays all 32 lanes). It provides:
-//   void load(const State&, long long first_tile)   each lane reads tile first_tile + lane (if >= 0)
-//   std::uint32_t mask(tile_status) const           lanes whose snapshot has that status
-//   Accum value(int lane) const                     the value read by that lane
-//   void pause()                                    back off before reading again
+//   static constexpr int depth                        windows per read
+//   void load(const State&, long long first_tile)     lane l of window w reads tile
+//                                                     first_tile - 32 w + l (if >= 0)
+//   std::uint32_t mask(int w, tile_status) const      lanes of window w whose snapshot has that status
+//   Accum value(int w, int lane) const                the value read by that lane of window w
+//   void pause()                                      back off before reading again
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -43,14 +55,55 @@ SPSCAN_HOST_DEVICE inline int highest_set_lane(std::uint32_t mask)
                }));
 }
 
-// Folds the values of lanes [from_lane, 32) of the window just loaded onto `prefix`, left to right.
+// Lanes after `lane` (all lanes for lane == -1).
+SPSCAN_HOST_DEVICE inline std::uint32_t lanes_after(int lane)
+{
+  return lane == look_back_window - 1 ? 0u : (~0u << (lane + 1));
+}
+
+// Folds the values of lanes [from_lane, 32) of window w of the read just made onto `prefix`,
+// left to right. The values are fetched for every lane so that a warp can issue all its shuffles
+// ahead of the dependent chain of ops.
 _CCCL_EXEC_CHECK_DISABLE
 template <class Accum, class Op, class Lanes>
-SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int from_lane, Op& op, const Lanes& lanes)
+SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op, const Lanes& lanes)
 {
-  for (int l = from_lane; l < look_back_window; ++l)
+#pragma unroll 8
+  for (int l = 0; l < look_back_window; ++l)
   {
-    prefix = op(prefix, lanes.value(l));
+    const Accum v = lanes.value(w, l);
+    if (l >= from_lane)
+    {
+      prefix = op(prefix, v);
+    }
+  }
+}
+
+// Folds every window of the read just made that lies nearer the tile than window `from_w`, and
+// window `from_w` itself from lane `from_lane`, restarting from the highest P of each window it
+// folds whole when `restart` is set.
+_CCCL_EXEC_CHECK_DISABLE
+template <bool Restart, class Accum, class Op, class Lanes>
+SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& op, const Lanes& lanes)
+{
+#pragma unroll
+  for (int w = Lanes::depth - 1; w >= 0; --w)
+  {
+    if (w > from_w)
+    {
+      continue;
+    }
+    int from = w == from_w ? from_lane : 0;
+    if constexpr (Restart)
+    {
+      const int p = highest_set_lane(lanes.mask(w, status_prefix));
+      if (p >= 0)
+      {
+        prefix = lanes.value(w, p);
+        from   = p + 1;
+      }
+    }
+    fold_window(prefix, w, from, op, lanes);
   }
 }
 
@@ -58,39 +111,52 @@ _CCCL_EXEC_CHECK_DISABLE
 template <class Accum, class State, class Op, class Lanes>
 SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile, Op& op, Lanes& lanes)
 {
+  constexpr long long span = static_cast<long long>(look_back_window) * Lanes::depth;
+
   // Backward: find the nearest window holding a P with no X after it.
   long long first = tile - look_back_window;
-  int nearest_p   = -1;
+  int found_w     = -1;
+  int found_lane  = -1;
   for (;;)
   {
     lanes.load(state, first);
-    nearest_p = highest_set_lane(lanes.mask(status_prefix));
-    // Lanes after the nearest P (all lanes if there is none) must have published.
-    const std::uint32_t after_p = nearest_p == look_back_window - 1 ? 0u : (~0u << (nearest_p + 1));
-    if ((lanes.mask(status_empty) & after_p) != 0)
+    bool blocked = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::depth; ++w)
+    {
+      if (found_w < 0 && !blocked)
+      {
+        const int p = highest_set_lane(lanes.mask(w, status_prefix));
+        if ((lanes.mask(w, status_empty) & lanes_after(p)) != 0)
+        {
+          blocked = true;
+        }
+        else if (p >= 0)
+        {
+          found_w    = w;
+          found_lane = p;
+        }
+      }
+    }
+    if (found_w >= 0)
+    {
+      break;
+    }
+    if (blocked)
     {
       lanes.pause();
       continue;
     }
-    if (nearest_p >= 0)
-    {
-      break;
-    }
-    first -= look_back_window;
+    first -= span;
   }
 
   // Forward: fold from that P through tile - 1.
-  Accum prefix = lanes.value(nearest_p);
-  fold_window(prefix, nearest_p + 1, op, lanes);
-  for (first += look_back_window; first < tile; first += look_back_window)
+  Accum prefix = lanes.value(found_w, found_lane);
+  fold_read<false>(prefix, found_w, found_lane + 1, op, lanes);
+  for (first += span; first < tile; first += span)
   {
-    lanes.load(state, first); // every tile here has published (A or P) already
-    const int restart = highest_set_lane(lanes.mask(status_prefix));
-    if (restart >= 0)
-    {
-      prefix = lanes.value(restart);
-    }
-    fold_window(prefix, restart + 1, op, lanes);
+    lanes.load(state, first);
+    fold_read<true>(prefix, Lanes::depth - 1, 0, op, lanes);
   }
   return prefix;
 }

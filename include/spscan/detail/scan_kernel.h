@@ -12,6 +12,7 @@
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/look_back.h>
+#include <spscan/detail/scan_tuning.h>
 #include <spscan/detail/tile_io.h>
 #include <spscan/detail/tile_state.h>
 
@@ -50,41 +51,63 @@ struct scan_params
   bool vector_store; // likewise for the output
 };
 
-// The warp as seen by the look-back: lane i reads tile first + i.
-template <class Accum>
+// The warp as seen by the look-back: lane l of window w reads tile first - 32 w + l.
+template <class Accum, int Depth>
 struct warp_lanes
 {
+  static constexpr int depth                          = Depth;
   static constexpr std::uint32_t status_out_of_range = 0xffu;
 
-  tile_snapshot<Accum> mine;
+  tile_snapshot<Accum> mine[Depth];
   unsigned pause_ns = 0;
 
   template <class State>
   __device__ void load(const State& state, long long first)
   {
-    const long long tile = first + static_cast<long long>(threadIdx.x % warp_threads);
-    if (tile >= 0)
+    const long long lane_tile = first + static_cast<long long>(threadIdx.x % warp_threads);
+#pragma unroll
+    for (int w = 0; w < Depth; ++w)
     {
-      mine = state.load(static_cast<std::size_t>(tile));
-    }
-    else
-    {
-      mine.status = status_out_of_range;
+      const long long tile = lane_tile - static_cast<long long>(warp_threads) * w;
+      if (tile >= 0)
+      {
+        mine[w] = state.load(static_cast<std::size_t>(tile));
+      }
+      else
+      {
+        mine[w].status = status_out_of_range;
+      }
     }
   }
-  __device__ std::uint32_t mask(tile_status status) const
+  __device__ std::uint32_t mask(int w, tile_status status) const
   {
-    return __ballot_sync(0xffffffffu, mine.status == status);
+    return __ballot_sync(0xffffffffu, snapshot(w).status == status);
   }
-  __device__ Accum value(int lane) const
+  __device__ Accum value(int w, int lane) const
   {
-    return cub::ShuffleIndex<warp_threads>(mine.value, lane, 0xffffffffu);
+    return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
   }
   // Exponential back-off keeps polling from flooding L2 while predecessors finish.
   __device__ void pause()
   {
     __nanosleep(pause_ns);
     pause_ns = pause_ns < 1024 ? pause_ns * 2 + 32 : pause_ns;
+  }
+
+private:
+  // mine[w] selected by value, so that the array stays in registers when w is not a constant.
+  __device__ tile_snapshot<Accum> snapshot(int w) const
+  {
+    tile_snapshot<Accum> s = mine[0];
+#pragma unroll
+    for (int i = 1; i < Depth; ++i)
+    {
+      if (i == w)
+      {
+        s = mine[i];
+      }
+    }
+    return s;
   }
 };
 
@@ -100,26 +123,27 @@ struct scan_tile
 
   using input_value  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<decltype(Params::in)>>;
   using output_value = ::cuda::std::remove_pointer_t<decltype(Params::out)>;
-  static constexpr bool vector_input =
-    ::cuda::std::is_pointer_v<decltype(Params::in)> && vector_shape<input_value, items>::fits;
-  static constexpr bool vector_output =
-    ::cuda::std::is_pointer_v<decltype(Params::out)> && !::cuda::std::is_const_v<output_value>
-    && vector_shape<output_value, items>::fits;
+  // The vector layout (tile_io.h) needs raw pointers in and out, elements of one size that divides
+  // 16 bytes, and whole 16-byte words per lane.
+  static constexpr bool vector_layout =
+    ::cuda::std::is_pointer_v<decltype(Params::in)> && ::cuda::std::is_pointer_v<decltype(Params::out)>
+    && !::cuda::std::is_const_v<output_value> && sizeof(input_value) == size_or_zero<output_value>
+    && 16 % sizeof(input_value) == 0 && vector_shape<input_value, items>::fits;
+
+  using vectors  = vector_slice<input_value, items>;
+  using elements = element_slice<accum, items>;
 
   static constexpr std::size_t largest(std::size_t a, std::size_t b)
   {
     return a > b ? a : b;
   }
-  static constexpr std::size_t exchange_bytes =
-    largest(element_exchange_bytes<accum, items>,
-            largest(vector_input ? vector_exchange_bytes<input_value, items> : 0,
-                    vector_output ? vector_exchange_bytes<output_value, items> : 0));
+  static constexpr std::size_t slice_bytes = largest(elements::bytes, vector_layout ? vectors::bytes : 0);
 
   using block_scan = cub::BlockScan<accum, threads, cub::BLOCK_SCAN_WARP_SCANS>;
 
   struct shared_storage
   {
-    alignas(16) unsigned char exchange[warps][exchange_bytes];
+    alignas(16) unsigned char slices[warps][slice_bytes];
     typename block_scan::TempStorage scan;
     alignas(accum) unsigned char tile_prefix[sizeof(accum)];
     std::uint32_t tile_id;
@@ -145,18 +169,48 @@ struct scan_tile
     const std::size_t remaining  = p.n - tile_begin;
     const bool full_tile         = remaining >= static_cast<std::size_t>(tuning::tile_items);
     const int tile_valid         = full_tile ? tuning::tile_items : static_cast<int>(remaining);
-    const int segment_begin      = warp * segment;
+    const auto segment_begin     = static_cast<std::size_t>(warp * segment);
+    const auto in  = p.in + static_cast<difference_of<decltype(Params::in)>>(tile_begin + segment_begin);
+    const auto out = p.out + static_cast<difference_of<decltype(Params::out)>>(tile_begin + segment_begin);
+    void* slice    = shared.slices[warp];
 
-    unsigned char* exchange = shared.exchange[warp];
-    accum items_[items];
-    load(p, tile_begin, segment_begin, full_tile, tile_valid, items_, exchange, lane);
-
-    accum thread_total = items_[0];
-#pragma unroll
-    for (int j = 1; j < items; ++j)
+    if constexpr (vector_layout)
     {
-      thread_total = p.op(thread_total, items_[j]);
+      if (full_tile && p.vector_load && p.vector_store)
+      {
+        const vectors staged(slice, lane);
+        staged.stage(in);
+        scan_staged(p, shared, tile, staged);
+        staged.write(out);
+        return;
+      }
     }
+    accum last{};
+    if (!full_tile)
+    {
+      last = p.in[static_cast<difference_of<decltype(Params::in)>>(p.n - 1)];
+    }
+    const elements staged(slice, lane);
+    staged.stage(in, tile_valid - static_cast<int>(segment_begin), last);
+    scan_staged(p, shared, tile, staged);
+    staged.write(out, tile_valid - static_cast<int>(segment_begin));
+  }
+
+  // Scans the staged tile in place: thread totals, block scan, look-back, then every element
+  // replaced by its scan result.
+  template <class Slice>
+  __device__ static void scan_staged(Params& p, shared_storage& shared, std::size_t tile, const Slice& staged)
+  {
+    const int thread = static_cast<int>(threadIdx.x);
+    const int lane   = thread % warp_threads;
+    const int warp   = thread / warp_threads;
+
+    bool first = true;
+    accum thread_total{};
+    staged.for_each([&](accum x) {
+      thread_total = first ? x : p.op(thread_total, x);
+      first        = false;
+    });
     accum thread_prefix; // undefined for thread 0
     accum tile_total;
     block_scan(shared.scan).ExclusiveScan(thread_total, thread_prefix, p.op, tile_total);
@@ -175,7 +229,7 @@ struct scan_tile
       {
         p.tiles_state.publish(tile, status_aggregate, tile_total);
       }
-      warp_lanes<accum> lanes;
+      warp_lanes<accum, tuning::look_back_depth> lanes;
       const accum prefix = exclusive_prefix_of<accum>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
       if (lane == 0)
       {
@@ -187,9 +241,9 @@ struct scan_tile
 
     // This thread's exclusive prefix, if it has one (only thread 0 of tile 0 of a scan without
     // init has none).
-    const bool tile_has_prefix = tile > 0 || Params::kind != scan_kind::inclusive;
-    accum running;
-    if (tile_has_prefix)
+    bool has_running = tile > 0 || Params::kind != scan_kind::inclusive;
+    accum running{};
+    if (has_running)
     {
       running = tile > 0 ? tile_prefix : p.init;
       if (thread > 0)
@@ -199,87 +253,35 @@ struct scan_tile
     }
     else if (thread > 0)
     {
-      running = thread_prefix;
+      running     = thread_prefix;
+      has_running = true;
     }
 
     if constexpr (Params::kind == scan_kind::exclusive)
     {
-#pragma unroll
-      for (int j = 0; j < items; ++j)
-      {
-        const accum item = items_[j];
-        items_[j]        = running;
-        if (j + 1 < items)
-        {
-          running = p.op(running, item);
-        }
-      }
+      staged.template transform<output_of<Slice>>([&](accum x) {
+        const accum result = running;
+        running            = p.op(running, x);
+        return result;
+      });
     }
     else
     {
-      running   = (tile_has_prefix || thread > 0) ? p.op(running, items_[0]) : items_[0];
-      items_[0] = running;
-#pragma unroll
-      for (int j = 1; j < items; ++j)
-      {
-        running   = p.op(running, items_[j]);
-        items_[j] = running;
-      }
+      staged.template transform<output_of<Slice>>([&](accum x) {
+        running     = has_running ? p.op(running, x) : x;
+        has_running = true;
+        return running;
+      });
     }
-
-    store(p, tile_begin, segment_begin, full_tile, tile_valid, items_, exchange, lane);
   }
 
-  __device__ static void load(const Params& p,
-                              std::size_t tile_begin,
-                              int segment_begin,
-                              bool full_tile,
-                              int tile_valid,
-                              accum (&items_)[items],
-                              unsigned char* exchange,
-                              int lane)
-  {
-    const auto tile_in = p.in + static_cast<difference_of<decltype(Params::in)>>(tile_begin);
-    if constexpr (vector_input)
-    {
-      if (full_tile && p.vector_load)
-      {
-        load_vectors<items>(tile_in + segment_begin, items_, reinterpret_cast<uint4*>(exchange), lane);
-        return;
-      }
-    }
-    accum last{};
-    if (!full_tile)
-    {
-      last = tile_in[static_cast<difference_of<decltype(Params::in)>>(tile_valid - 1)];
-    }
-    load_elements<items>(tile_in + segment_begin, tile_valid - segment_begin, last, items_, reinterpret_cast<accum*>(exchange), lane);
-  }
-
-  __device__ static void store(const Params& p,
-                               std::size_t tile_begin,
-                               int segment_begin,
-                               bool full_tile,
-                               int tile_valid,
-                               const accum (&items_)[items],
-                               unsigned char* exchange,
-                               int lane)
-  {
-    const auto tile_out = p.out + static_cast<difference_of<decltype(Params::out)>>(tile_begin);
-    if constexpr (vector_output)
-    {
-      if (full_tile && p.vector_store)
-      {
-        store_vectors<items>(tile_out + segment_begin, items_, reinterpret_cast<uint4*>(exchange), lane);
-        return;
-      }
-    }
-    store_elements<items>(tile_out + segment_begin, tile_valid - segment_begin, items_, reinterpret_cast<accum*>(exchange), lane);
-  }
+  // What a slice holds after the scan: output values (vector layout) or accumulators.
+  template <class Slice>
+  using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, vectors>, output_value, accum>;
 };
 
 template <class Params>
-SPSCAN_KERNEL void __launch_bounds__(Params::tuning::threads) scan_kernel(Params p)
+SPSCAN_KERNEL void __launch_bounds__(Params::tuning::threads, min_ctas_per_sm_of<typename Params::tuning>::value) scan_kernel(Params p)
 {
   using tile = scan_tile<Params>;
   __shared__ typename tile::shared_storage shared;

@@ -17,21 +17,40 @@ constexpr int max3(int a, int b, int c)
   return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
-// Input value type, accumulator and output value type decide the tile shape. Each thread holds
-// `items` accumulators in registers; a tile is threads * items elements.
+// Input value type, accumulator and output value type decide the tile shape: 256 threads, and
+// 128 bytes of the widest type per thread (32 KiB tiles of int32, int8 or int64). The tile stays
+// in shared memory (tile_io.h), so bytes per thread no longer cost registers.
 //
-// Measured on an H200 (bench/NOTES.md, "v0 -> v1"): a CTA's lifetime is dominated by per-tile
-// latency (load, block scan, look-back), about 20-28 ns of device time per tile whatever its size,
-// so bytes per tile set the throughput. 128 bytes per thread of the widest type (32 KiB tiles of
-// int32) beat 64 bytes (int32 2^28: 0.55 vs 0.39 of copy) and 128 threads per CTA lost to 256
-// (0.22). Every thread's share stays a whole number of 16-byte vectors for 1/2/4/8-byte types.
+// Measured on an H200 (bench/NOTES.md, v1-v3), ratio to copy at 2^28 (int8/int16 at 2^30):
+//  - 32 KiB tiles beat 16 KiB ones (int32: 0.55 vs 0.39 in v1; int8 0.67 vs 0.45, int16 0.69 vs
+//    0.44 in v3); 128 threads per CTA lost to 256 (0.22 vs 0.40 in v0.1).
+//  - look_back_depth (windows per look-back read): int32 2^28 0.69 / 0.68 / 0.68 at depth 1 / 2 /
+//    4, 2^24 0.63 / 0.69 / 0.67, 2^20 0.78 / 0.74 / 0.76; int64 2^28 0.70 at depth 1, 0.74 at 2.
+//  - min_ctas_per_sm 6 (40 registers, 6 CTAs per SM) for types of up to 4 bytes: int32 2^28
+//    0.74 at depth 2 (0.68 at 47 registers, 5 CTAs); for int64 it lost (0.61 vs 0.70 at depth 1),
+//    so 8-byte types keep the compiler's 48 registers (5 CTAs).
 template <class InputValue, class Accum, class OutputValue>
 struct scan_tuning
 {
-  static constexpr int threads    = 256;
-  static constexpr int widest     = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
-  static constexpr int items      = widest <= 2 ? 64 : (128 / widest > 0 ? 128 / widest : 1);
-  static constexpr int tile_items = threads * items;
+  static constexpr int threads         = 256;
+  static constexpr int widest          = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
+  static constexpr int items           = 128 / widest > 0 ? 128 / widest : 1;
+  static constexpr int tile_items      = threads * items;
+  static constexpr int look_back_depth = 2;
+  static constexpr int min_ctas_per_sm = widest <= 4 ? 6 : 1;
+};
+
+// Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
+// registers on one SM), else 1.
+template <class Tuning, class = void>
+struct min_ctas_per_sm_of
+{
+  static constexpr int value = 1;
+};
+template <class Tuning>
+struct min_ctas_per_sm_of<Tuning, ::cuda::std::void_t<decltype(Tuning::min_ctas_per_sm)>>
+{
+  static constexpr int value = Tuning::min_ctas_per_sm;
 };
 
 } // namespace spscan::detail

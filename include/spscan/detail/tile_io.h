@@ -1,18 +1,23 @@
-// Moving one tile between device memory and registers.
+// A tile's trip through shared memory: staged in, scanned in place, written out.
 //
-// Every warp owns a contiguous segment of 32 * Items elements of the tile; each lane ends up with
-// Items consecutive elements ("blocked"), which is what the per-thread scan needs. Device memory
-// is read and written warp-striped (consecutive lanes touch consecutive addresses) and the two
-// orders are exchanged through the warp's own slice of shared memory, so only __syncwarp is needed.
+// Every warp owns a contiguous segment of 32 * Items elements of the tile and its own slice of
+// shared memory, so only __syncwarp is needed. Device memory is read and written warp-striped
+// (consecutive lanes touch consecutive addresses); each lane works on Items consecutive elements
+// of its segment ("blocked") in shared memory. The tile stays in shared memory from its load to
+// its store, and registers hold only the element being worked on: a CTA that waits for its
+// look-back then holds few registers, so more CTAs fit on an SM and keep loads in flight
+// (bench/NOTES.md, v3).
 //
-// Two paths:
-//  - vectorized: a full tile of a raw pointer whose address is 16-byte aligned moves as 16-byte
-//    words (uint4), whatever the element size; this is what lets 1- and 2-byte types run at copy
-//    speed.
-//  - generic: any iterator, element by element; positions past the end of a partial tile repeat
-//    the tile's last element, so the scan operator only ever sees values of the input.
-// Shared memory is padded (one 16-byte word in nine, one element in 33) so that the blocked
-// reads and writes are free of bank conflicts.
+// Two layouts of a slice:
+//  - vector_slice: a full tile of raw pointers, 16-byte aligned, whose input and output elements
+//    have one size, moves as 16-byte words (uint4) whatever the element size; this is what lets
+//    1- and 2-byte types run at copy speed. The load is a cp.async (sm_80 and newer) straight into
+//    shared memory. Words are placed with an XOR swizzle, so that both the striped accesses and
+//    the blocked ones are free of bank conflicts.
+//  - element_slice: any iterator, element by element, converted to the accumulator type on the way
+//    in; positions past the end of a partial tile repeat the tile's last element, so the scan
+//    operator only ever sees values of the input. One element in 33 is padding, against bank
+//    conflicts.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -20,20 +25,12 @@
 #include <cuda/std/cstring>
 #include <cuda/std/type_traits>
 
+#include <nv/target>
+
 namespace spscan::detail
 {
 
 constexpr int warp_threads = 32;
-
-// Padded shared-memory index of 16-byte word `i` / of element `i`.
-__device__ __forceinline__ int vector_slot(int i)
-{
-  return i + i / 8;
-}
-__device__ __forceinline__ int element_slot(int i)
-{
-  return i + i / warp_threads;
-}
 
 template <class T, int Items>
 struct vector_shape
@@ -42,123 +39,191 @@ struct vector_shape
   static constexpr int per_thread = int(Items * sizeof(T) / 16);
 };
 
-// Bytes of shared memory one warp needs to exchange Items elements of type T per lane.
-template <class T, int Items>
-constexpr std::size_t element_exchange_bytes = sizeof(T) * (warp_threads * Items + Items);
-template <class T, int Items>
-constexpr std::size_t vector_exchange_bytes =
-  vector_shape<T, Items>::fits ? 16 * (warp_threads * vector_shape<T, Items>::per_thread * 9 / 8 + 1) : 0;
-
 template <class Iterator>
 using difference_of = typename thrust::iterator_traits<Iterator>::difference_type;
 
-// Loads `Items` elements per lane, blocked, from warp segment `segment` (an iterator to the
-// segment's first element); `valid` elements of the segment exist (may be <= 0 for a warp past
-// the end of a partial tile: it then repeats `last`).
-template <int Items, class Accum, class Iterator, class Last>
-__device__ __forceinline__ void
-load_elements(Iterator segment, int valid, Last last, Accum (&items)[Items], Accum* exchange, int lane)
+// Slice of 16-byte words holding 32 * Items elements of type T.
+template <class T, int Items>
+class vector_slice
 {
-#pragma unroll
-  for (int j = 0; j < Items; ++j)
-  {
-    const int i = j * warp_threads + lane;
-    if (i < valid)
-    {
-      exchange[element_slot(i)] = segment[static_cast<difference_of<Iterator>>(i)];
-    }
-    else
-    {
-      exchange[element_slot(i)] = last;
-    }
-  }
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < Items; ++j)
-  {
-    items[j] = exchange[element_slot(lane * Items + j)];
-  }
-}
+public:
+  static constexpr int words_per_lane = vector_shape<T, Items>::per_thread;
+  static constexpr int per_word       = int(16 / sizeof(T));
+  static constexpr std::size_t bytes  = 16 * warp_threads * words_per_lane;
 
-template <int Items, class Accum, class T>
-__device__ __forceinline__ void load_vectors(const T* segment, Accum (&items)[Items], uint4* exchange, int lane)
-{
-  constexpr int per_thread = vector_shape<T, Items>::per_thread;
-  const uint4* source      = reinterpret_cast<const uint4*>(segment);
-  uint4 words[per_thread];
-#pragma unroll
-  for (int j = 0; j < per_thread; ++j)
-  {
-    words[j] = source[j * warp_threads + lane];
-  }
-#pragma unroll
-  for (int j = 0; j < per_thread; ++j)
-  {
-    exchange[vector_slot(j * warp_threads + lane)] = words[j];
-  }
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < per_thread; ++j)
-  {
-    words[j] = exchange[vector_slot(lane * per_thread + j)];
-  }
-  T raw[Items];
-  ::cuda::std::memcpy(raw, words, sizeof(raw));
-#pragma unroll
-  for (int j = 0; j < Items; ++j)
-  {
-    items[j] = raw[j];
-  }
-}
+  __device__ vector_slice(void* slice, int lane)
+      : words_(static_cast<uint4*>(slice))
+      , lane_(lane)
+  {}
 
-// Stores the first `valid` elements of the warp segment.
-template <int Items, class Accum, class Iterator>
-__device__ __forceinline__ void
-store_elements(Iterator segment, int valid, const Accum (&items)[Items], Accum* exchange, int lane)
-{
-  __syncwarp(); // the exchange slice may still be read by the load
-#pragma unroll
-  for (int j = 0; j < Items; ++j)
+  // Loads the segment and makes it visible to the warp.
+  __device__ void stage(const T* segment) const
   {
-    exchange[element_slot(lane * Items + j)] = items[j];
-  }
-  __syncwarp();
+    const uint4* source = reinterpret_cast<const uint4*>(segment);
 #pragma unroll
-  for (int j = 0; j < Items; ++j)
-  {
-    const int i = j * warp_threads + lane;
-    if (i < valid)
+    for (int j = 0; j < words_per_lane; ++j)
     {
-      segment[static_cast<difference_of<Iterator>>(i)] = exchange[element_slot(i)];
+      const int i = j * warp_threads + lane_;
+      NV_IF_ELSE_TARGET(
+        NV_PROVIDES_SM_80,
+        (asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<unsigned>(
+                        __cvta_generic_to_shared(words_ + slot(i)))),
+                      "l"(source + i)
+                      : "memory");),
+        (words_[slot(i)] = source[i];))
+    }
+    NV_IF_TARGET(NV_PROVIDES_SM_80, (asm volatile("cp.async.wait_all;" ::: "memory");))
+    __syncwarp();
+  }
+
+  // f(element) for this lane's elements, in order.
+  template <class F>
+  __device__ void for_each(F&& f) const
+  {
+#pragma unroll
+    for (int w = 0; w < words_per_lane; ++w)
+    {
+      T elements[per_word];
+      const uint4 word = words_[slot(lane_ * words_per_lane + w)];
+      ::cuda::std::memcpy(elements, &word, 16);
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        f(elements[k]);
+      }
     }
   }
-}
 
-template <int Items, class Accum, class T>
-__device__ __forceinline__ void store_vectors(T* segment, const Accum (&items)[Items], uint4* exchange, int lane)
+  // Replaces this lane's elements, in order, by f(element), converted to Out (of T's size).
+  template <class Out, class F>
+  __device__ void transform(F&& f) const
+  {
+    static_assert(sizeof(Out) == sizeof(T));
+#pragma unroll
+    for (int w = 0; w < words_per_lane; ++w)
+    {
+      uint4& word = words_[slot(lane_ * words_per_lane + w)];
+      T elements[per_word];
+      const uint4 in = word;
+      ::cuda::std::memcpy(elements, &in, 16);
+      Out results[per_word];
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        results[k] = f(elements[k]);
+      }
+      uint4 out;
+      ::cuda::std::memcpy(&out, results, 16);
+      word = out;
+    }
+  }
+
+  template <class Out>
+  __device__ void write(Out* segment) const
+  {
+    __syncwarp();
+    uint4* target = reinterpret_cast<uint4*>(segment);
+#pragma unroll
+    for (int j = 0; j < words_per_lane; ++j)
+    {
+      const int i = j * warp_threads + lane_;
+      target[i]   = words_[slot(i)];
+    }
+  }
+
+private:
+  // Word i of the segment lives in slot i ^ ((i / 8) % 8): a quarter warp's 16-byte accesses,
+  // striped (i = 32 j + lane) or blocked (i = lane * words_per_lane + w, for up to 8 words per
+  // lane), land on 8 different groups of banks.
+  __device__ static int slot(int i)
+  {
+    return i ^ ((i >> 3) & 7);
+  }
+
+  uint4* words_;
+  int lane_;
+};
+
+// Slice of accumulators holding 32 * Items elements, one in 33 slots padding. Its loops are
+// unrolled by 4 only: fully unrolled, the compiler keeps a whole segment's loads in flight and
+// the kernel, whose vector path needs 40 registers, took 128 (int32, 256 x 32; ptxas -v).
+template <class Accum, int Items>
+class element_slice
 {
-  constexpr int per_thread = vector_shape<T, Items>::per_thread;
-  T raw[Items];
-#pragma unroll
-  for (int j = 0; j < Items; ++j)
+public:
+  static constexpr std::size_t bytes = sizeof(Accum) * (warp_threads * Items + Items);
+
+  __device__ element_slice(void* slice, int lane)
+      : elements_(static_cast<Accum*>(slice))
+      , lane_(lane)
+  {}
+
+  // Loads the first `valid` elements of the segment (may be <= 0 for a warp past the end of a
+  // partial tile); the others repeat `last`.
+  template <class Iterator>
+  __device__ void stage(Iterator segment, int valid, const Accum& last) const
   {
-    raw[j] = items[j];
+#pragma unroll 4
+    for (int j = 0; j < Items; ++j)
+    {
+      const int i = j * warp_threads + lane_;
+      if (i < valid)
+      {
+        elements_[slot(i)] = segment[static_cast<difference_of<Iterator>>(i)];
+      }
+      else
+      {
+        elements_[slot(i)] = last;
+      }
+    }
+    __syncwarp();
   }
-  uint4 words[per_thread];
-  ::cuda::std::memcpy(words, raw, sizeof(raw));
-  __syncwarp(); // the exchange slice may still be read by the load
-#pragma unroll
-  for (int j = 0; j < per_thread; ++j)
+
+  template <class F>
+  __device__ void for_each(F&& f) const
   {
-    exchange[vector_slot(lane * per_thread + j)] = words[j];
+#pragma unroll 4
+    for (int j = 0; j < Items; ++j)
+    {
+      f(static_cast<const Accum&>(elements_[slot(lane_ * Items + j)]));
+    }
   }
-  __syncwarp();
-  uint4* target = reinterpret_cast<uint4*>(segment);
-#pragma unroll
-  for (int j = 0; j < per_thread; ++j)
+
+  template <class Out, class F>
+  __device__ void transform(F&& f) const
   {
-    target[j * warp_threads + lane] = exchange[vector_slot(j * warp_threads + lane)];
+#pragma unroll 4
+    for (int j = 0; j < Items; ++j)
+    {
+      Accum& element = elements_[slot(lane_ * Items + j)];
+      element        = f(static_cast<const Accum&>(element));
+    }
   }
-}
+
+  // Writes the first `valid` elements of the segment.
+  template <class Iterator>
+  __device__ void write(Iterator segment, int valid) const
+  {
+    __syncwarp();
+#pragma unroll 4
+    for (int j = 0; j < Items; ++j)
+    {
+      const int i = j * warp_threads + lane_;
+      if (i < valid)
+      {
+        segment[static_cast<difference_of<Iterator>>(i)] = elements_[slot(i)];
+      }
+    }
+  }
+
+private:
+  __device__ static int slot(int i)
+  {
+    return i + i / warp_threads;
+  }
+
+  Accum* elements_;
+  int lane_;
+};
 
 } // namespace spscan::detail

@@ -1,10 +1,12 @@
 // Tile states of the decoupled look-back: per tile, a status (X: nothing yet, A: the tile's
 // aggregate, P: the inclusive prefix through the tile) and a value. The same code runs on the
-// device and on host threads (the protocol model test), through cuda::atomic_ref.
+// device and on host threads (the protocol model test).
 //
 // Two layouts:
-//  - packed_tile_state: accumulators of up to 4 bytes share one 64-bit word with their status,
-//    so a single relaxed atomic store/load publishes/reads both; no fence separates them.
+//  - packed_tile_state: the status and an accumulator of up to 8 bytes share one word (64 bits
+//    for accumulators of up to 4 bytes, 128 bits for up to 8), so a single relaxed store/load
+//    publishes/reads both; no fence separates them. 128-bit words need sm_70 and PTX 8.3
+//    (ld/st.b128); older compilers use the split layout for 8-byte accumulators.
 //  - split_tile_state: any larger trivially copyable accumulator. The value is written first,
 //    then the status with release semantics; a reader acquires the status before it reads the
 //    value. A and P have separate value slots, so a reader that saw A never reads a slot that a
@@ -17,6 +19,8 @@
 #include <cuda/atomic>
 #include <cuda/std/cstring>
 #include <cuda/std/type_traits>
+
+#include <nv/target>
 
 namespace spscan::detail
 {
@@ -38,17 +42,59 @@ struct tile_snapshot
 template <class T>
 using device_atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
 
+// One 128-bit word read or written as a whole (single-copy atomic), relaxed, at device scope.
+struct alignas(16) word128
+{
+  std::uint64_t low;
+  std::uint64_t high;
+};
+
+SPSCAN_HOST_DEVICE inline void store_relaxed(word128* target, word128 word)
+{
+  NV_IF_TARGET(NV_IS_DEVICE,
+               (asm volatile("{\n\t.reg .b128 w;\n\tmov.b128 w, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], w;\n\t}"
+                             :
+                             : "l"(target), "l"(word.low), "l"(word.high)
+                             : "memory");),
+               (__atomic_store(target, &word, __ATOMIC_RELAXED);))
+}
+
+SPSCAN_HOST_DEVICE inline word128 load_relaxed(const word128* source)
+{
+  word128 word;
+  NV_IF_TARGET(NV_IS_DEVICE,
+               (asm volatile("{\n\t.reg .b128 w;\n\tld.relaxed.gpu.global.b128 w, [%2];\n\tmov.b128 {%0, %1}, w;\n\t}"
+                             : "=l"(word.low), "=l"(word.high)
+                             : "l"(source)
+                             : "memory");),
+               (__atomic_load(const_cast<word128*>(source), &word, __ATOMIC_RELAXED);))
+  return word;
+}
+
+SPSCAN_HOST_DEVICE inline void store_relaxed(std::uint64_t* target, std::uint64_t word)
+{
+  device_atomic_ref<std::uint64_t>(*target).store(word, ::cuda::std::memory_order_relaxed);
+}
+
+SPSCAN_HOST_DEVICE inline std::uint64_t load_relaxed(const std::uint64_t* source)
+{
+  return device_atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(source)).load(::cuda::std::memory_order_relaxed);
+}
+
+// Status in the low 32 bits of the word; the value in the high 32 bits (64-bit word) or in the
+// high 64 bits (128-bit word).
 template <class Accum>
 class packed_tile_state
 {
-  static_assert(sizeof(Accum) <= 4 && ::cuda::std::is_trivially_copyable_v<Accum>);
+  static_assert(sizeof(Accum) <= 8 && ::cuda::std::is_trivially_copyable_v<Accum>);
 
 public:
   static constexpr bool packed = true;
+  using word                   = ::cuda::std::conditional_t<(sizeof(Accum) <= 4), std::uint64_t, word128>;
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
-    return tiles * sizeof(std::uint64_t);
+    return tiles * sizeof(word);
   }
   SPSCAN_HOST_DEVICE static std::size_t value_bytes(std::size_t)
   {
@@ -57,28 +103,46 @@ public:
 
   packed_tile_state() = default;
   SPSCAN_HOST_DEVICE packed_tile_state(void* status_storage, void*)
-      : words_(static_cast<std::uint64_t*>(status_storage))
+      : words_(static_cast<word*>(status_storage))
   {}
 
   SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const Accum& value) const
   {
-    std::uint32_t bits = 0;
-    ::cuda::std::memcpy(&bits, &value, sizeof(Accum));
-    const std::uint64_t word = (std::uint64_t{bits} << 32) | status;
-    device_atomic_ref<std::uint64_t>(words_[tile]).store(word, ::cuda::std::memory_order_relaxed);
+    word w{};
+    if constexpr (sizeof(Accum) <= 4)
+    {
+      std::uint32_t bits = 0;
+      ::cuda::std::memcpy(&bits, &value, sizeof(Accum));
+      w = (std::uint64_t{bits} << 32) | status;
+    }
+    else
+    {
+      w.low = status;
+      ::cuda::std::memcpy(&w.high, &value, sizeof(Accum));
+    }
+    store_relaxed(words_ + tile, w);
   }
 
   SPSCAN_HOST_DEVICE tile_snapshot<Accum> load(std::size_t tile) const
   {
-    const std::uint64_t word = device_atomic_ref<std::uint64_t>(words_[tile]).load(::cuda::std::memory_order_relaxed);
-    const auto bits          = static_cast<std::uint32_t>(word >> 32);
-    tile_snapshot<Accum> s{static_cast<std::uint32_t>(word), {}};
-    ::cuda::std::memcpy(&s.value, &bits, sizeof(Accum));
+    const word w = load_relaxed(words_ + tile);
+    tile_snapshot<Accum> s{};
+    if constexpr (sizeof(Accum) <= 4)
+    {
+      s.status                 = static_cast<std::uint32_t>(w);
+      const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
+      ::cuda::std::memcpy(&s.value, &bits, sizeof(Accum));
+    }
+    else
+    {
+      s.status = static_cast<std::uint32_t>(w.low);
+      ::cuda::std::memcpy(&s.value, &w.high, sizeof(Accum));
+    }
     return s;
   }
 
 private:
-  std::uint64_t* words_ = nullptr;
+  word* words_ = nullptr;
 };
 
 template <class Accum>
@@ -131,8 +195,9 @@ private:
 };
 
 template <class Accum>
-using tile_state_for =
-  ::cuda::std::conditional_t<(sizeof(Accum) <= 4), packed_tile_state<Accum>, split_tile_state<Accum>>;
+using tile_state_for = ::cuda::std::conditional_t<(sizeof(Accum) <= (SPSCAN_HAS_WORD128 ? 8 : 4)),
+                                                  packed_tile_state<Accum>,
+                                                  split_tile_state<Accum>>;
 
 // Layout of the temporary storage of a multi-tile scan: the tile counter and the status words
 // (the part that must start zeroed, so one memset clears it), then the value slots.
