@@ -84,7 +84,7 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
     prefer_shared_memory(scan_kernel<params>);
     if (p.tiles == 1)
     {
-      scan_kernel<params><<<1, tuning::threads, 0, stream>>>(p);
+      scan_kernel<params><<<1, scan_tile<params>::cta_threads, 0, stream>>>(p);
       throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
     }
     else
@@ -95,7 +95,7 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
       throw_if_failed(cudaMemsetAsync(base, 0, layout.zeroed_bytes(), stream), "spscan: clearing tile states failed");
       p.tile_counter = layout.counter(base);
       p.tiles_state  = layout.state(base);
-      scan_kernel<params><<<static_cast<unsigned>(p.tiles), tuning::threads, 0, stream>>>(p);
+      scan_kernel<params><<<static_cast<unsigned>(p.tiles), scan_tile<params>::cta_threads, 0, stream>>>(p);
       throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
     }
   }

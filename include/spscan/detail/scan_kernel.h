@@ -1,13 +1,17 @@
-// The single-pass scan kernel: one CTA scans one tile.
+// The single-pass scan kernel: one CTA scans one tile. A CTA has 8 data warps and one look-back
+// warp.
 //
 //  1. take a tile id from the global counter (ids are handed out in the order CTAs start, so
 //     every lower id belongs to a CTA that is already running: waiting on it cannot deadlock);
-//  2. load the tile (tile_io.h) and fold each thread's items;
-//  3. block-wide exclusive scan of the thread totals (CUB's BlockScan), giving the tile's aggregate;
-//  4. warp 0 publishes A, looks back (look_back.h) for the tile's exclusive prefix, publishes P;
-//  5. every thread re-scans its items from its own prefix and the tile is stored.
-// Each element is read once and written once. A scan of a single tile skips 1 and 4 and needs
-// no temporary storage.
+//  2. the look-back warp looks back (look_back.h) for the tile's exclusive prefix; it needs only
+//     the predecessors' states, so it runs while the data warps
+//  3. stage the tile in shared memory (tile_io.h), fold each thread's elements, scan the thread
+//     totals across the CTA (warp scans, then the warp totals folded left to right) and publish
+//     the tile's aggregate (A);
+//  4. the two halves meet at a barrier; the inclusive prefix (P) is published;
+//  5. every element is replaced in place by its scan result and the tile is stored.
+// Each element is read once and written once. A scan of a single tile skips 1, 2 and the
+// publications, and needs no temporary storage.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -16,7 +20,7 @@
 #include <spscan/detail/tile_io.h>
 #include <spscan/detail/tile_state.h>
 
-#include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
 #include <cub/util_ptx.cuh>
 
 #include <cuda/std/type_traits>
@@ -139,15 +143,20 @@ struct scan_tile
   }
   static constexpr std::size_t slice_bytes = largest(elements::bytes, vector_layout ? vectors::bytes : 0);
 
-  using block_scan = cub::BlockScan<accum, threads, cub::BLOCK_SCAN_WARP_SCANS>;
+  using warp_scan = cub::WarpScan<accum>;
 
   struct shared_storage
   {
     alignas(16) unsigned char slices[warps][slice_bytes];
-    typename block_scan::TempStorage scan;
+    typename warp_scan::TempStorage warp_scans[warps];
+    alignas(accum) unsigned char warp_totals[warps][sizeof(accum)];
     alignas(accum) unsigned char tile_prefix[sizeof(accum)];
     std::uint32_t tile_id;
   };
+
+  // The CTA: `warps` data warps, which stage, scan and store the tile, and one look-back warp
+  // (the last), which finds the tile's exclusive prefix meanwhile.
+  static constexpr int cta_threads = threads + warp_threads;
 
   __device__ static void run(Params& p, shared_storage& shared)
   {
@@ -165,6 +174,24 @@ struct scan_tile
       __syncthreads();
       tile = shared.tile_id;
     }
+
+    if (warp == warps)
+    {
+      // The look-back needs only the predecessors' states, not this tile's data: it runs while
+      // the data warps load and reduce the tile.
+      if (tile > 0)
+      {
+        warp_lanes<accum, tuning::look_back_depth> lanes;
+        const accum prefix = exclusive_prefix_of<accum>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
+        if (lane == 0)
+        {
+          *reinterpret_cast<accum*>(shared.tile_prefix) = prefix;
+        }
+      }
+      __syncthreads(); // the prefix is ready (the data warps meet here in scan_staged)
+      return;
+    }
+
     const std::size_t tile_begin = tile * tuning::tile_items;
     const std::size_t remaining  = p.n - tile_begin;
     const bool full_tile         = remaining >= static_cast<std::size_t>(tuning::tile_items);
@@ -196,8 +223,16 @@ struct scan_tile
     staged.write(out, tile_valid - static_cast<int>(segment_begin));
   }
 
-  // Scans the staged tile in place: thread totals, block scan, look-back, then every element
-  // replaced by its scan result.
+  // A barrier of the data warps only (the look-back warp may still be looking back).
+  __device__ static void sync_data_warps()
+  {
+    asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+  }
+
+  // Scans the staged tile in place (data warps): thread totals, a scan across the CTA whose
+  // association is fixed (warp scans, then the warp totals folded left to right), A published,
+  // the look-back warp's prefix awaited and P published, then every element replaced by its
+  // scan result.
   template <class Slice>
   __device__ static void scan_staged(Params& p, shared_storage& shared, std::size_t tile, const Slice& staged)
   {
@@ -211,49 +246,74 @@ struct scan_tile
       thread_total = first ? x : p.op(thread_total, x);
       first        = false;
     });
-    accum thread_prefix; // undefined for thread 0
-    accum tile_total;
-    block_scan(shared.scan).ExclusiveScan(thread_total, thread_prefix, p.op, tile_total);
 
-    accum& tile_prefix = *reinterpret_cast<accum*>(shared.tile_prefix);
-    if (tile == 0)
+    accum warp_prefix; // exclusive, undefined for lane 0
+    accum warp_total;
+    warp_scan(shared.warp_scans[warp]).ExclusiveScan(thread_total, warp_prefix, p.op, warp_total);
+    auto* warp_totals = reinterpret_cast<accum*>(shared.warp_totals);
+    if (lane == 0)
     {
-      if (p.tiles > 1 && thread == 0)
+      warp_totals[warp] = warp_total;
+    }
+    sync_data_warps();
+    // The fold of the totals of the warps before this one (meaningful for warp > 0).
+    accum before = warp_totals[0];
+#pragma unroll
+    for (int w = 1; w < warps; ++w)
+    {
+      if (w < warp)
+      {
+        before = p.op(before, warp_totals[w]);
+      }
+    }
+    accum tile_total = warp_totals[0]; // thread 0 completes it
+    if (thread == 0)
+    {
+#pragma unroll
+      for (int w = 1; w < warps; ++w)
+      {
+        tile_total = p.op(tile_total, warp_totals[w]);
+      }
+    }
+
+    if (thread == 0 && p.tiles > 1)
+    {
+      if (tile == 0)
       {
         p.tiles_state.publish(0, status_prefix, Params::kind == scan_kind::inclusive ? tile_total : p.op(p.init, tile_total));
       }
-    }
-    else if (warp == 0)
-    {
-      if (lane == 0)
+      else
       {
         p.tiles_state.publish(tile, status_aggregate, tile_total);
       }
-      warp_lanes<accum, tuning::look_back_depth> lanes;
-      const accum prefix = exclusive_prefix_of<accum>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
-      if (lane == 0)
-      {
-        p.tiles_state.publish(tile, status_prefix, p.op(prefix, tile_total));
-        tile_prefix = prefix;
-      }
     }
-    __syncthreads();
+    __syncthreads(); // with the look-back warp: the tile prefix is ready
+    const accum& tile_prefix = *reinterpret_cast<const accum*>(shared.tile_prefix);
+    if (thread == 0 && tile > 0)
+    {
+      p.tiles_state.publish(tile, status_prefix, p.op(tile_prefix, tile_total));
+    }
 
     // This thread's exclusive prefix, if it has one (only thread 0 of tile 0 of a scan without
-    // init has none).
+    // init has none): fold(tile prefix or init, warps before, lanes before).
     bool has_running = tile > 0 || Params::kind != scan_kind::inclusive;
     accum running{};
     if (has_running)
     {
       running = tile > 0 ? tile_prefix : p.init;
-      if (thread > 0)
+      if (warp > 0)
       {
-        running = p.op(running, thread_prefix);
+        running = p.op(running, before);
       }
     }
-    else if (thread > 0)
+    else if (warp > 0)
     {
-      running     = thread_prefix;
+      running     = before;
+      has_running = true;
+    }
+    if (lane > 0)
+    {
+      running     = has_running ? p.op(running, warp_prefix) : warp_prefix;
       has_running = true;
     }
 
@@ -281,7 +341,7 @@ struct scan_tile
 };
 
 template <class Params>
-SPSCAN_KERNEL void __launch_bounds__(Params::tuning::threads, min_ctas_per_sm_of<typename Params::tuning>::value) scan_kernel(Params p)
+SPSCAN_KERNEL void __launch_bounds__(scan_tile<Params>::cta_threads, min_ctas_per_sm_of<typename Params::tuning>::value) scan_kernel(Params p)
 {
   using tile = scan_tile<Params>;
   __shared__ typename tile::shared_storage shared;

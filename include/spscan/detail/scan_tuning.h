@@ -17,18 +17,20 @@ constexpr int max3(int a, int b, int c)
   return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
-// Input value type, accumulator and output value type decide the tile shape: 256 threads, and
-// 128 bytes of the widest type per thread (32 KiB tiles of int32, int8 or int64). The tile stays
-// in shared memory (tile_io.h), so bytes per thread no longer cost registers.
+// Input value type, accumulator and output value type decide the tile shape: 256 data threads
+// (plus the look-back warp, scan_kernel.h), and 128 bytes of the widest type per thread (32 KiB
+// tiles of int32, int8 or int64). The tile stays in shared memory (tile_io.h), so bytes per
+// thread cost no registers.
 //
-// Measured on an H200 (bench/NOTES.md, v1-v3), ratio to copy at 2^28 (int8/int16 at 2^30):
+// Measured on an H200 (bench/NOTES.md, v1-v4), ratio to copy at 2^28 (int8/int16 at 2^30):
 //  - 32 KiB tiles beat 16 KiB ones (int32: 0.55 vs 0.39 in v1; int8 0.67 vs 0.45, int16 0.69 vs
 //    0.44 in v3); 128 threads per CTA lost to 256 (0.22 vs 0.40 in v0.1).
-//  - look_back_depth (windows per look-back read): int32 2^28 0.69 / 0.68 / 0.68 at depth 1 / 2 /
-//    4, 2^24 0.63 / 0.69 / 0.67, 2^20 0.78 / 0.74 / 0.76; int64 2^28 0.70 at depth 1, 0.74 at 2.
-//  - min_ctas_per_sm 6 (40 registers, 6 CTAs per SM) for types of up to 4 bytes: int32 2^28
-//    0.74 at depth 2 (0.68 at 47 registers, 5 CTAs); for int64 it lost (0.61 vs 0.70 at depth 1),
-//    so 8-byte types keep the compiler's 48 registers (5 CTAs).
+//  - look_back_depth (windows per look-back read), v4: int32 2^28 0.74 at depth 2 (0.72 at 4,
+//    0.69 at 1), 2^24 0.67 at 2 (0.70 at 4), 2^20 0.63 at 2 (0.66 at 4); int64 2^28 0.78 at
+//    depth 2 (0.72 at 1).
+//  - min_ctas_per_sm, v4 (288 threads per CTA): 5 CTAs per SM (40 registers) beat 6 (32
+//    registers, spilling) for int32 (0.74 vs 0.68), int16 (0.74 vs 0.67), int8 (0.72 vs 0.71) and
+//    float (0.82 vs 0.80), and 4 (48 registers) for int64 (0.78 vs 0.76) and double (0.64 vs 0.63).
 template <class InputValue, class Accum, class OutputValue>
 struct scan_tuning
 {
@@ -37,7 +39,7 @@ struct scan_tuning
   static constexpr int items           = 128 / widest > 0 ? 128 / widest : 1;
   static constexpr int tile_items      = threads * items;
   static constexpr int look_back_depth = 2;
-  static constexpr int min_ctas_per_sm = widest <= 4 ? 6 : 1;
+  static constexpr int min_ctas_per_sm = 5;
 };
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
