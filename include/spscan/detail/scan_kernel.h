@@ -188,7 +188,7 @@ struct scan_tile
           *reinterpret_cast<accum*>(shared.tile_prefix) = prefix;
         }
       }
-      __syncthreads(); // the prefix is ready (the data warps meet here in scan_staged)
+      meet_look_back_warp(); // the prefix is ready (the data warps meet it in scan_staged)
       return;
     }
 
@@ -207,26 +207,39 @@ struct scan_tile
       {
         const vectors staged(slice, lane);
         staged.stage(in);
-        scan_staged(p, shared, tile, staged);
+        scan_staged(p, shared, tile, staged, accum{});
         staged.write(out);
         return;
       }
     }
+    // A lane with no element of the input (only in a partial tile) contributes the input's last
+    // element instead (scan_staged).
     accum last{};
     if (!full_tile)
     {
       last = p.in[static_cast<difference_of<decltype(Params::in)>>(p.n - 1)];
     }
-    const elements staged(slice, lane);
-    staged.stage(in, tile_valid - static_cast<int>(segment_begin), last);
-    scan_staged(p, shared, tile, staged);
-    staged.write(out, tile_valid - static_cast<int>(segment_begin));
+    const elements staged(slice, lane, tile_valid - static_cast<int>(segment_begin));
+    staged.stage(in);
+    scan_staged(p, shared, tile, staged, last);
+    staged.write(out);
   }
 
-  // A barrier of the data warps only (the look-back warp may still be looking back).
+  // Named barriers (ids 1 and 2; __syncthreads is 0), since the two kinds of warps reach them at
+  // different places in the code. Barrier 1: the data warps only (the look-back warp may still be
+  // looking back). Barrier 2: all warps, once the prefix and the tile's total are known. Lanes
+  // come to them from `if (lane == 0)` publications: each warp is reconverged first (__syncwarp),
+  // and the barrier is the non-aligned form, since compute-sanitizer's synccheck reported
+  // divergent arrivals at `bar.sync`.
   __device__ static void sync_data_warps()
   {
-    asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+    __syncwarp();
+    asm volatile("barrier.sync 1, %0;" ::"r"(threads) : "memory");
+  }
+  __device__ static void meet_look_back_warp()
+  {
+    __syncwarp();
+    asm volatile("barrier.sync 2, %0;" ::"r"(cta_threads) : "memory");
   }
 
   // Scans the staged tile in place (data warps): thread totals, a scan across the CTA whose
@@ -234,14 +247,15 @@ struct scan_tile
   // the look-back warp's prefix awaited and P published, then every element replaced by its
   // scan result.
   template <class Slice>
-  __device__ static void scan_staged(Params& p, shared_storage& shared, std::size_t tile, const Slice& staged)
+  __device__ static void
+  scan_staged(Params& p, shared_storage& shared, std::size_t tile, const Slice& staged, const accum& stand_in)
   {
     const int thread = static_cast<int>(threadIdx.x);
     const int lane   = thread % warp_threads;
     const int warp   = thread / warp_threads;
 
-    bool first = true;
-    accum thread_total{};
+    bool first         = true;
+    accum thread_total = stand_in; // kept only by a lane with no element
     staged.for_each([&](accum x) {
       thread_total = first ? x : p.op(thread_total, x);
       first        = false;
@@ -287,7 +301,7 @@ struct scan_tile
         p.tiles_state.publish(tile, status_aggregate, tile_total);
       }
     }
-    __syncthreads(); // with the look-back warp: the tile prefix is ready
+    meet_look_back_warp(); // the tile prefix is ready
     const accum& tile_prefix = *reinterpret_cast<const accum*>(shared.tile_prefix);
     if (thread == 0 && tile > 0)
     {

@@ -15,9 +15,8 @@
 //    shared memory. Words are placed with an XOR swizzle, so that both the striped accesses and
 //    the blocked ones are free of bank conflicts.
 //  - element_slice: any iterator, element by element, converted to the accumulator type on the way
-//    in; positions past the end of a partial tile repeat the tile's last element, so the scan
-//    operator only ever sees values of the input. One element in 33 is padding, against bank
-//    conflicts.
+//    in; only the elements that exist are staged and scanned (see the class). One element in 33
+//    is padding, against bank conflicts.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -144,36 +143,44 @@ private:
   int lane_;
 };
 
-// Slice of accumulators holding 32 * Items elements, one in 33 slots padding. Its loops are
-// unrolled by 4 only: fully unrolled, the compiler keeps a whole segment's loads in flight and
-// the kernel, whose vector path needs 40 registers, took 128 (int32, 256 x 32; ptxas -v).
+// Slice of accumulators holding the first `valid` of 32 * Items elements, one in 33 slots
+// padding. Only valid elements are staged, scanned and written: they are a prefix of the tile
+// (the last tile is the only partial one, and nothing after it reads its aggregate), so a lane
+// whose elements all lie past the end contributes one stand-in element instead. Small inputs then
+// cost what they hold, not a whole tile. Loops are unrolled by 4 only: fully unrolled, the
+// compiler kept a whole segment's loads in flight and the kernel, whose vector path needs 40
+// registers, took 128 (int32, 256 x 32; ptxas -v).
 template <class Accum, int Items>
 class element_slice
 {
 public:
   static constexpr std::size_t bytes = sizeof(Accum) * (warp_threads * Items + Items);
 
-  __device__ element_slice(void* slice, int lane)
+  // `valid`: elements of this warp's segment that exist (may be <= 0 past the end of the input).
+  __device__ element_slice(void* slice, int lane, int valid)
       : elements_(static_cast<Accum*>(slice))
       , lane_(lane)
+      , valid_(valid < 0 ? 0 : (valid > warp_threads * Items ? warp_threads * Items : valid))
   {}
 
-  // Loads the first `valid` elements of the segment (may be <= 0 for a warp past the end of a
-  // partial tile); the others repeat `last`.
-  template <class Iterator>
-  __device__ void stage(Iterator segment, int valid, const Accum& last) const
+  // Elements of this lane that exist.
+  __device__ int lane_count() const
   {
+    const int count = valid_ - lane_ * Items;
+    return count < 0 ? 0 : (count > Items ? Items : count);
+  }
+
+  template <class Iterator>
+  __device__ void stage(Iterator segment) const
+  {
+    const int rows = (valid_ + warp_threads - 1) / warp_threads;
 #pragma unroll 4
-    for (int j = 0; j < Items; ++j)
+    for (int j = 0; j < rows; ++j)
     {
       const int i = j * warp_threads + lane_;
-      if (i < valid)
+      if (i < valid_)
       {
         elements_[slot(i)] = segment[static_cast<difference_of<Iterator>>(i)];
-      }
-      else
-      {
-        elements_[slot(i)] = last;
       }
     }
     __syncwarp();
@@ -182,8 +189,9 @@ public:
   template <class F>
   __device__ void for_each(F&& f) const
   {
+    const int count = lane_count();
 #pragma unroll 4
-    for (int j = 0; j < Items; ++j)
+    for (int j = 0; j < count; ++j)
     {
       f(static_cast<const Accum&>(elements_[slot(lane_ * Items + j)]));
     }
@@ -192,24 +200,25 @@ public:
   template <class Out, class F>
   __device__ void transform(F&& f) const
   {
+    const int count = lane_count();
 #pragma unroll 4
-    for (int j = 0; j < Items; ++j)
+    for (int j = 0; j < count; ++j)
     {
       Accum& element = elements_[slot(lane_ * Items + j)];
       element        = f(static_cast<const Accum&>(element));
     }
   }
 
-  // Writes the first `valid` elements of the segment.
   template <class Iterator>
-  __device__ void write(Iterator segment, int valid) const
+  __device__ void write(Iterator segment) const
   {
     __syncwarp();
+    const int rows = (valid_ + warp_threads - 1) / warp_threads;
 #pragma unroll 4
-    for (int j = 0; j < Items; ++j)
+    for (int j = 0; j < rows; ++j)
     {
       const int i = j * warp_threads + lane_;
-      if (i < valid)
+      if (i < valid_)
       {
         segment[static_cast<difference_of<Iterator>>(i)] = elements_[slot(i)];
       }
@@ -224,6 +233,7 @@ private:
 
   Accum* elements_;
   int lane_;
+  int valid_;
 };
 
 } // namespace spscan::detail
