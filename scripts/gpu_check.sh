@@ -382,6 +382,25 @@ phase_sanitizer() {
   done
   wait
 
+  # A run that failed only because the sanitizer lost track of a kernel launch ("Internal
+  # Sanitizer Error", seen with racecheck when several programs that launch from many host
+  # threads run at once) is repeated once, alone; the repeat counts, and both attempts go to the
+  # merged log.
+  for job in "${jobs[@]}"; do
+    tool=${job%% *}
+    program=${job#* }
+    local log
+    log="$logs/$tool.$(basename "$program").log"
+    if [ "$(cat "$log.rc" 2> /dev/null)" != "0" ] && grep -q 'Internal Sanitizer Error' "$log" &&
+      ! grep -qE '^========= (Invalid|Barrier|Uninitialized|Race|Error:)' "$log"; then
+      local left=$((deadline - SECONDS))
+      ((left < 15)) && continue
+      mv "$log" "$log.first"
+      sanitizer_problems+="  $tool $(basename "$program"): internal sanitizer error, repeated alone (result below)"$'\n'
+      sanitizer_run "$sanitizer" "$tool" "$program" "$log" $((left < sanitizer_run_timeout ? left : sanitizer_run_timeout))
+    fi
+  done
+
   # Merge the logs and tabulate.
   : > "$sanitizer_log"
   sanitizer_table=$(printf '  %-10s %5s %6s %7s %14s %9s %8s\n' tool runs clean errors test-failures timeouts "not-run")
@@ -391,6 +410,9 @@ phase_sanitizer() {
       local name log rc
       name=$(basename "$program")
       log="$logs/$tool.$name.log"
+      if [ -f "$log.first" ]; then
+        { echo "######## first attempt, not counted (internal sanitizer error; repeated alone below):"; cat "$log.first"; } >> "$sanitizer_log"
+      fi
       cat "$log" >> "$sanitizer_log" 2> /dev/null
       rc=$(cat "$log.rc" 2> /dev/null || echo "missing")
       if [ "$rc" = "budget" ]; then
