@@ -21,6 +21,8 @@
 
 #include <spscan/detail/config.h>
 
+#include <thrust/iterator/iterator_traits.h>
+
 #include <cuda/std/cstring>
 #include <cuda/std/type_traits>
 
