@@ -16,11 +16,11 @@
 namespace spscan::detail
 {
 
-// Asks, once per device, for the largest shared-memory carveout for a scan kernel: its tile
-// stays in shared memory, and the SM's default split would hold fewer CTAs than its registers
-// allow.
+// Prepares a scan kernel, once per device: allows it its dynamic shared memory and asks for the
+// largest shared-memory carveout (the tile stays in shared memory, and the SM's default split
+// would hold fewer CTAs than its registers allow).
 template <class Kernel>
-void prefer_shared_memory(Kernel kernel)
+void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
 {
   constexpr int max_devices = 64;
   static std::atomic<bool> done[max_devices];
@@ -30,6 +30,8 @@ void prefer_shared_memory(Kernel kernel)
   {
     return;
   }
+  throw_if_failed(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+                  "spscan: the scan kernel's shared memory does not fit this device");
   throw_if_failed(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
                   "spscan: setting the scan kernel's shared memory carveout failed");
   if (device < max_devices)
@@ -81,10 +83,12 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
     cudaGetLastError();
-    prefer_shared_memory(scan_kernel<params>);
+    constexpr std::size_t shared_bytes = sizeof(typename scan_tile<params>::shared_storage);
+    constexpr unsigned cta_threads     = scan_tile<params>::cta_threads;
+    prepare_kernel(scan_kernel<params>, shared_bytes);
     if (p.tiles == 1)
     {
-      scan_kernel<params><<<1, scan_tile<params>::cta_threads, 0, stream>>>(p);
+      scan_kernel<params><<<1, cta_threads, shared_bytes, stream>>>(p);
       throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
     }
     else
@@ -95,7 +99,7 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
       throw_if_failed(cudaMemsetAsync(base, 0, layout.zeroed_bytes(), stream), "spscan: clearing tile states failed");
       p.tile_counter = layout.counter(base);
       p.tiles_state  = layout.state(base);
-      scan_kernel<params><<<static_cast<unsigned>(p.tiles), scan_tile<params>::cta_threads, 0, stream>>>(p);
+      scan_kernel<params><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
       throw_if_failed(cudaGetLastError(), "spscan: scan kernel launch failed");
     }
   }

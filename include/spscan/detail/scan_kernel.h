@@ -354,12 +354,14 @@ struct scan_tile
   using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, vectors>, output_value, accum>;
 };
 
+// Shared memory is dynamic (scan_tile<Params>::shared_storage, sized at launch): a tile of more
+// than 48 KiB needs it.
 template <class Params>
 SPSCAN_KERNEL void __launch_bounds__(scan_tile<Params>::cta_threads, min_ctas_per_sm_of<typename Params::tuning>::value) scan_kernel(Params p)
 {
   using tile = scan_tile<Params>;
-  __shared__ typename tile::shared_storage shared;
-  tile::run(p, shared);
+  extern __shared__ uint4 scan_shared_memory[];
+  tile::run(p, *reinterpret_cast<typename tile::shared_storage*>(scan_shared_memory));
 }
 
 } // namespace spscan::detail

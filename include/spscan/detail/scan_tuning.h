@@ -19,8 +19,8 @@ constexpr int max3(int a, int b, int c)
 
 // Input value type, accumulator and output value type decide the tile shape: 256 data threads
 // (plus the look-back warp, scan_kernel.h), and 128 bytes of the widest type per thread (32 KiB
-// tiles of int32, int8 or int64). The tile stays in shared memory (tile_io.h), so bytes per
-// thread cost no registers.
+// tiles of int32 or int8), 256 bytes for 8-byte types (64 KiB tiles of int64 or double). The tile
+// stays in shared memory (tile_io.h), so bytes per thread cost no registers.
 //
 // Measured on an H200 (bench/NOTES.md, v1-v4), ratio to copy at 2^28 (int8/int16 at 2^30):
 //  - 32 KiB tiles beat 16 KiB ones (int32: 0.55 vs 0.39 in v1; int8 0.67 vs 0.45, int16 0.69 vs
@@ -31,15 +31,20 @@ constexpr int max3(int a, int b, int c)
 //  - min_ctas_per_sm, v4 (288 threads per CTA): 5 CTAs per SM (40 registers) beat 6 (32
 //    registers, spilling) for int32 (0.74 vs 0.68), int16 (0.74 vs 0.67), int8 (0.72 vs 0.71) and
 //    float (0.82 vs 0.80), and 4 (48 registers) for int64 (0.78 vs 0.76) and double (0.64 vs 0.63).
+//  - 64 KiB tiles, v5 (3 CTAs per SM): int64 2^28 0.84 and double 0.84 with 256 threads x 32 items
+//    (0.80 / 0.81 with 512 x 16; 0.78 / 0.64 with 32 KiB tiles); no gain for 4-, 2- and 1-byte
+//    types (int32 0.75 / 0.74 with 256 x 64 / 512 x 32 against 0.75; int16 0.76 vs 0.75; int8
+//    0.70 vs 0.72).
 template <class InputValue, class Accum, class OutputValue>
 struct scan_tuning
 {
-  static constexpr int threads         = 256;
-  static constexpr int widest          = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
-  static constexpr int items           = 128 / widest > 0 ? 128 / widest : 1;
-  static constexpr int tile_items      = threads * items;
-  static constexpr int look_back_depth = 2;
-  static constexpr int min_ctas_per_sm = 5;
+  static constexpr int threads          = 256;
+  static constexpr int widest           = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
+  static constexpr int bytes_per_thread = widest == 8 ? 256 : 128;
+  static constexpr int items            = bytes_per_thread / widest > 0 ? bytes_per_thread / widest : 1;
+  static constexpr int tile_items       = threads * items;
+  static constexpr int look_back_depth  = 2;
+  static constexpr int min_ctas_per_sm  = widest == 8 ? 3 : 5;
 };
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
