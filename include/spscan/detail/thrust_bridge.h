@@ -1,6 +1,7 @@
-// Every use spscan makes of Thrust's CUDA backend internals lives here: the policy's stream,
-// temporary storage through the policy's allocator, Thrust's optional synchronization and
-// Thrust's error type. Keeping them in one file keeps an upgrade of CCCL a one-file change.
+// What the scan's host side takes from Thrust's CUDA backend: the policy's stream, temporary
+// storage through the policy's allocator, Thrust's optional synchronization and Thrust's error
+// type. (The policy types and the overloads name Thrust's policy base classes as well; see
+// par_policy.h and par.inl.)
 #pragma once
 
 #include <spscan/detail/config.h>
