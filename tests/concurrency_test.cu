@@ -11,7 +11,9 @@
 #include <thrust/functional.h>
 
 #include <support/data.h>
+#include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/noncommutative.h>
 
 #include <algorithm>
 #include <atomic>
@@ -32,26 +34,10 @@
 namespace
 {
 
-// x -> a*x + b modulo 2^32, composed "earlier, then later": 8 bytes, non-commutative.
-struct affine32
-{
-  std::uint32_t a, b;
-};
-struct compose_affine32
-{
-  __host__ __device__ affine32 operator()(const affine32& earlier, const affine32& later) const
-  {
-    return {later.a * earlier.a, later.a * earlier.b + later.b};
-  }
-};
-
-void cuda_check(cudaError_t status, const char* what)
-{
-  if (status != cudaSuccess)
-  {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
+using spscan_test::affine32;
+using spscan_test::compose_affine32;
+using spscan_test::cuda_check;
+using spscan_test::device_array;
 
 // Random inputs: multipliers odd, so prefix products never lose information; never zero.
 std::vector<affine32> random_affine(std::size_t n, std::uint64_t seed)
@@ -89,29 +75,6 @@ bool bitwise_equal(const std::vector<T>& got, const std::vector<T>& expected, st
   return true;
 }
 
-// A device buffer owned by one host thread.
-template <class T>
-class device_buffer
-{
-public:
-  explicit device_buffer(std::size_t n)
-  {
-    cuda_check(cudaMalloc(&data_, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
-  }
-  ~device_buffer()
-  {
-    cudaFree(data_);
-  }
-  device_buffer(const device_buffer&)            = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  T* get() const
-  {
-    return data_;
-  }
-
-private:
-  T* data_ = nullptr;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Eight host threads (two under a sanitizer), each with its own non-blocking stream and its own
@@ -151,24 +114,24 @@ void scan_round(
   std::size_t n_words,
   std::size_t n_maps,
   std::uint64_t seed,
-  device_buffer<std::uint32_t>& words_in,
-  device_buffer<std::uint32_t>& words_out,
-  device_buffer<affine32>& maps_in,
-  device_buffer<affine32>& maps_out,
+  device_array<std::uint32_t>& words_in,
+  device_array<std::uint32_t>& words_out,
+  device_array<affine32>& maps_in,
+  device_array<affine32>& maps_out,
   thread_report& report)
 {
   const auto words = random_words(n_words, seed);
   const auto maps  = random_affine(n_maps, seed + 1);
   const std::uint32_t word_init = static_cast<std::uint32_t>(seed) | 1u;
 
-  cuda_check(cudaMemcpyAsync(words_in.get(), words.data(), n_words * 4, cudaMemcpyHostToDevice, stream), "upload");
-  cuda_check(cudaMemcpyAsync(maps_in.get(), maps.data(), n_maps * 8, cudaMemcpyHostToDevice, stream), "upload");
-  cuda_check(cudaMemsetAsync(words_out.get(), spscan_test::poison_byte, n_words * 4, stream), "poison");
-  cuda_check(cudaMemsetAsync(maps_out.get(), spscan_test::poison_byte, n_maps * 8, stream), "poison");
+  cuda_check(cudaMemcpyAsync(words_in.data, words.data(), n_words * 4, cudaMemcpyHostToDevice, stream), "upload");
+  cuda_check(cudaMemcpyAsync(maps_in.data, maps.data(), n_maps * 8, cudaMemcpyHostToDevice, stream), "upload");
+  cuda_check(cudaMemsetAsync(words_out.data, spscan_test::poison_byte, n_words * 4, stream), "poison");
+  cuda_check(cudaMemsetAsync(maps_out.data, spscan_test::poison_byte, n_maps * 8, stream), "poison");
 
   const auto issue = [&](const auto& policy) {
-    spscan::exclusive_scan(policy, words_in.get(), words_in.get() + n_words, words_out.get(), word_init);
-    spscan::inclusive_scan(policy, maps_in.get(), maps_in.get() + n_maps, maps_out.get(), compose_affine32{});
+    spscan::exclusive_scan(policy, words_in.data, words_in.data + n_words, words_out.data, word_init);
+    spscan::inclusive_scan(policy, maps_in.data, maps_in.data + n_maps, maps_out.data, compose_affine32{});
   };
   if (nosync)
   {
@@ -181,9 +144,9 @@ void scan_round(
 
   std::vector<std::uint32_t> got_words(n_words);
   std::vector<affine32> got_maps(n_maps);
-  cuda_check(cudaMemcpyAsync(got_words.data(), words_out.get(), n_words * 4, cudaMemcpyDeviceToHost, stream),
+  cuda_check(cudaMemcpyAsync(got_words.data(), words_out.data, n_words * 4, cudaMemcpyDeviceToHost, stream),
              "download");
-  cuda_check(cudaMemcpyAsync(got_maps.data(), maps_out.get(), n_maps * 8, cudaMemcpyDeviceToHost, stream), "download");
+  cuda_check(cudaMemcpyAsync(got_maps.data(), maps_out.data, n_maps * 8, cudaMemcpyDeviceToHost, stream), "download");
   cuda_check(cudaStreamSynchronize(stream), "synchronize");
 
   const auto expected_words = spscan_test::reference_exclusive<std::uint32_t>(words, word_init, thrust::plus<>{});
@@ -222,8 +185,8 @@ void scanning_thread(std::uint64_t seed, std::size_t max_n, std::atomic<int>& re
   {
     cudaStream_t stream{};
     cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    device_buffer<std::uint32_t> words_in(max_n), words_out(max_n);
-    device_buffer<affine32> maps_in(max_n), maps_out(max_n);
+    device_array<std::uint32_t> words_in(max_n), words_out(max_n);
+    device_array<affine32> maps_in(max_n), maps_out(max_n);
     std::mt19937_64 engine(seed);
     const auto random_size = [&] { // log-uniform in [1, max_n]
       const double bits = std::log2(static_cast<double>(max_n)) * std::uniform_real_distribution<double>(0, 1)(engine);
@@ -375,7 +338,7 @@ void check_captured_scan(std::size_t n, capture_storage storage)
 
   cudaStream_t stream{};
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  device_buffer<affine32> in(n), out(n);
+  device_array<affine32> in(n), out(n);
   arena_allocator arena(std::size_t{64} << 20);
 
   // Capture. Global mode: any call that is unsafe during capture, from any thread, fails it.
@@ -385,12 +348,12 @@ void check_captured_scan(std::size_t n, capture_storage storage)
     if (storage == capture_storage::stream_ordered)
     {
       spscan::exclusive_scan(
-        thrust::cuda::par_nosync.on(stream), in.get(), in.get() + n, out.get(), init, compose_affine32{});
+        thrust::cuda::par_nosync.on(stream), in.data, in.data + n, out.data, init, compose_affine32{});
     }
     else
     {
       spscan::exclusive_scan(
-        thrust::cuda::par_nosync(arena).on(stream), in.get(), in.get() + n, out.get(), init, compose_affine32{});
+        thrust::cuda::par_nosync(arena).on(stream), in.data, in.data + n, out.data, init, compose_affine32{});
     }
   }
   catch (const std::exception& e)
@@ -430,11 +393,11 @@ void check_captured_scan(std::size_t n, capture_storage storage)
     SCOPED_TRACE(testing::Message() << "replay " << replay);
     const auto maps = random_affine(n, seed + static_cast<std::uint64_t>(replay));
     const std::size_t bytes = n * sizeof(affine32);
-    ASSERT_EQ(cudaMemcpyAsync(in.get(), maps.data(), bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
-    ASSERT_EQ(cudaMemsetAsync(out.get(), spscan_test::poison_byte, bytes, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(in.data, maps.data(), bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(out.data, spscan_test::poison_byte, bytes, stream), cudaSuccess);
     ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
     std::vector<affine32> got(n);
-    ASSERT_EQ(cudaMemcpyAsync(got.data(), out.get(), bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(got.data(), out.data, bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
 
     const auto expected = spscan_test::reference_exclusive<affine32>(maps, init, compose_affine32{});

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 #include <support/compare.h>
+#include <support/scan_calls.h>
 #include <support/data.h>
 
 namespace host_test
@@ -78,14 +79,7 @@ namespace
 using host_test::triple_plus_one;
 using xor_op = thrust::bit_xor<int>;
 
-const auto spscan_inclusive           = [](auto&&... args) { return spscan::inclusive_scan(args...); };
-const auto thrust_inclusive           = [](auto&&... args) { return thrust::inclusive_scan(args...); };
-const auto spscan_exclusive           = [](auto&&... args) { return spscan::exclusive_scan(args...); };
-const auto thrust_exclusive           = [](auto&&... args) { return thrust::exclusive_scan(args...); };
-const auto spscan_transform_inclusive = [](auto&&... args) { return spscan::transform_inclusive_scan(args...); };
-const auto thrust_transform_inclusive = [](auto&&... args) { return thrust::transform_inclusive_scan(args...); };
-const auto spscan_transform_exclusive = [](auto&&... args) { return spscan::transform_exclusive_scan(args...); };
-const auto thrust_transform_exclusive = [](auto&&... args) { return thrust::transform_exclusive_scan(args...); };
+using namespace spscan_test::scan_calls; // support/scan_calls.h
 
 // Runs `check(with_system)` once per host system; `with_system(scan, args...)` calls the scan with
 // that system's policy in front of the arguments, or with none.

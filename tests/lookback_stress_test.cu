@@ -24,7 +24,10 @@
 #include <thrust/execution_policy.h>
 
 #include <support/data.h>
+#include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/noncommutative.h>
+#include <support/random.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -39,7 +42,17 @@
 namespace
 {
 
-// Deep look-back reads (four windows of 32 tiles per read, the library's default) and one window
+using spscan_test::affine16;
+using spscan_test::affine32;
+using spscan_test::compose_affine16;
+using spscan_test::compose_affine32;
+using spscan_test::device_array;
+using spscan_test::matrix2;
+using spscan_test::multiply_matrix2;
+using spscan_test::owned_stream;
+using spscan_test::splitmix64;
+
+// Deep look-back reads (four windows of 32 tiles per read) and one window
 // per read: the walk back and the forward fold take different paths through look_back.h.
 struct tiles_of_32
 {
@@ -56,65 +69,10 @@ struct tiles_of_128
   static constexpr int look_back_depth = 1;
 };
 
-// x -> a*x + b modulo 2^16, composed "earlier, then later": 4 bytes, packed tile state.
-struct affine16
-{
-  std::uint16_t a, b;
-};
-struct compose_affine16
-{
-  __host__ __device__ affine16 operator()(const affine16& earlier, const affine16& later) const
-  {
-    return {static_cast<std::uint16_t>(std::uint32_t{later.a} * earlier.a),
-            static_cast<std::uint16_t>(std::uint32_t{later.a} * earlier.b + later.b)};
-  }
-};
-
-// x -> a*x + b modulo 2^32: 8 bytes, packed in a 128-bit tile state word.
-struct affine32
-{
-  std::uint32_t a, b;
-};
-struct compose_affine32
-{
-  __host__ __device__ affine32 operator()(const affine32& earlier, const affine32& later) const
-  {
-    return {later.a * earlier.a, later.a * earlier.b + later.b};
-  }
-};
-
-// 2x2 matrices over Z/2^32, multiplied in order: 16 bytes, split tile state.
-struct matrix2
-{
-  std::uint32_t m00, m01, m10, m11;
-};
-struct multiply_matrix2
-{
-  __host__ __device__ matrix2 operator()(const matrix2& x, const matrix2& y) const
-  {
-    return {x.m00 * y.m00 + x.m01 * y.m10,
-            x.m00 * y.m01 + x.m01 * y.m11,
-            x.m10 * y.m00 + x.m11 * y.m10,
-            x.m10 * y.m01 + x.m11 * y.m11};
-  }
-};
-
-static_assert(sizeof(affine16) == 4 && sizeof(affine32) == 8 && sizeof(matrix2) == 16);
 static_assert(spscan::detail::tile_state_for<affine16>::packed);
 static_assert(spscan::detail::tile_state_for<affine32>::packed == (SPSCAN_HAS_WORD128 != 0));
 static_assert(!spscan::detail::tile_state_for<matrix2>::packed);
 
-struct splitmix64
-{
-  std::uint64_t state;
-  std::uint64_t next()
-  {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z               = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
 
 // Random elements whose multipliers (determinants) are odd: prefix products stay invertible, so
 // every element influences every later output and no prefix collapses to a constant.
@@ -140,43 +98,6 @@ T random_element(splitmix64& rng)
   }
 }
 
-// Device memory and a stream that are released however the test ends.
-template <class T>
-struct device_array
-{
-  T* data = nullptr;
-  explicit device_array(std::size_t n)
-  {
-    if (cudaMalloc(&data, n * sizeof(T)) != cudaSuccess)
-    {
-      throw std::runtime_error("cudaMalloc failed");
-    }
-  }
-  ~device_array()
-  {
-    cudaFree(data);
-  }
-  device_array(const device_array&)            = delete;
-  device_array& operator=(const device_array&) = delete;
-};
-struct owned_stream
-{
-  cudaStream_t stream{};
-  owned_stream()
-  {
-    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-    {
-      throw std::runtime_error("cudaStreamCreate failed");
-    }
-  }
-  ~owned_stream()
-  {
-    cudaStreamSynchronize(stream);
-    cudaStreamDestroy(stream);
-  }
-  owned_stream(const owned_stream&)            = delete;
-  owned_stream& operator=(const owned_stream&) = delete;
-};
 
 // Sizes: the largest (2^24, capped) and one less; 33 tiles (the last tile's window still reaches
 // tile 0) and one element more (34 tiles: it no longer does); 65 tiles plus one element (the last

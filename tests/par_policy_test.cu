@@ -8,6 +8,7 @@
 // sequential CPU reference.
 #include <spscan/execution_policy.h>
 
+#include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
 
@@ -34,32 +35,10 @@
 namespace
 {
 
+using spscan_test::route_probe;
+
 // ---------------------------------------------------------------------------------------------
-// Observing the route, the allocator and the stream
-
-// Host calls that took each route since this object was made.
-class route_delta
-{
-public:
-  route_delta()
-      : kernel_at_start_(spscan::detail::route_stats().kernel.load())
-      , thrust_at_start_(spscan::detail::route_stats().thrust.load())
-  {}
-
-  unsigned long long kernel() const
-  {
-    return spscan::detail::route_stats().kernel.load() - kernel_at_start_;
-  }
-
-  unsigned long long thrust() const
-  {
-    return spscan::detail::route_stats().thrust.load() - thrust_at_start_;
-  }
-
-private:
-  unsigned long long kernel_at_start_;
-  unsigned long long thrust_at_start_;
-};
+// Observing the route (spscan_test::route_probe), the allocator and the stream
 
 struct allocation_tally
 {
@@ -522,13 +501,13 @@ TEST(ParPolicyDispatch, ThrustEntryPointsReachSpscanForEveryPolicyAndForm)
     {
       SCOPED_TRACE(scan_form_names[form]);
       int* const nowhere = nullptr;
-      route_delta routed;
+      route_probe routed;
       int* end            = reinterpret_cast<int*>(std::uintptr_t{16});
       const bool returned = call_tolerating_missing_gpu([&] {
         end = run_scan_form(policy, form, nowhere, 0, nowhere);
       });
-      EXPECT_EQ(routed.kernel(), 1u);
-      EXPECT_EQ(routed.thrust(), 0u);
+      EXPECT_EQ(routed.kernel_calls(), 1u);
+      EXPECT_EQ(routed.thrust_calls(), 0u);
       if (returned)
       {
         EXPECT_EQ(end, nowhere);
@@ -607,12 +586,12 @@ TEST(ParPolicyDispatch, WideAccumulatorsTakeThrustsRouteOnceForEveryForm)
   {
     SCOPED_TRACE(fallback_form_names[form]);
     wide_value* const nowhere = nullptr;
-    route_delta routed;
+    route_probe routed;
     call_tolerating_missing_gpu([&] {
       run_fallback_form(spscan::par_nosync, form, nowhere, nullptr, 0, nowhere);
     });
-    EXPECT_EQ(routed.thrust(), 1u);
-    EXPECT_EQ(routed.kernel(), 0u);
+    EXPECT_EQ(routed.thrust_calls(), 1u);
+    EXPECT_EQ(routed.kernel_calls(), 0u);
   }
 }
 
@@ -645,10 +624,10 @@ TEST(ParPolicyOnGpu, WideAccumulatorsRunThrustsCudaBackendWithThrustsResults)
 
     auto by_spscan_policy = poisoned<wide_value>(n);
     wide_value* out       = thrust::raw_pointer_cast(by_spscan_policy.data());
-    route_delta routed;
+    route_probe routed;
     wide_value* end = run_fallback_form(spscan::par, form, wide_in, ints_in, n, out);
-    EXPECT_EQ(routed.thrust(), 1u);
-    EXPECT_EQ(routed.kernel(), 0u);
+    EXPECT_EQ(routed.thrust_calls(), 1u);
+    EXPECT_EQ(routed.kernel_calls(), 0u);
     EXPECT_EQ(end, out + n);
 
     expect_same_elements(expected, to_host(by_thrust), "thrust::device vs CPU reference");
@@ -692,11 +671,11 @@ TEST(ParPolicyOnGpu, EveryPolicyAndScanFormRunsSpscansKernelWithThrustsResults)
     {
       SCOPED_TRACE(scan_form_names[form]);
       poison(out_vector);
-      route_delta routed;
+      route_probe routed;
       int* end = run_scan_form(policy, form, in, n, out);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess); // the nosync forms may still be running
-      EXPECT_EQ(routed.kernel(), 1u);
-      EXPECT_EQ(routed.thrust(), 0u);
+      EXPECT_EQ(routed.kernel_calls(), 1u);
+      EXPECT_EQ(routed.thrust_calls(), 0u);
       EXPECT_EQ(end, out + n);
       expect_same_elements(expected[form], to_host(out_vector), "spscan policy vs thrust::device");
     }
@@ -828,7 +807,7 @@ void expect_returns_before_stream_is_idle(cudaStream_t stream, MakePolicy make_p
   hold_stream_until_released<<<1, 1, 0, stream>>>(flags.release_flag_on_device(), flags.gave_up_flag_on_device(), 5'000'000'000ull);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
 
-  route_delta routed;
+  route_probe routed;
   int* end = thrust::inclusive_scan(
     make_policy(), d_input.data().get(), d_input.data().get() + n, thrust::raw_pointer_cast(out_vector.data()));
   const cudaError_t right_after_return = cudaStreamQuery(stream);
@@ -837,7 +816,7 @@ void expect_returns_before_stream_is_idle(cudaStream_t stream, MakePolicy make_p
 
   EXPECT_EQ(right_after_return, cudaErrorNotReady) << "the call waited for its stream";
   EXPECT_FALSE(flags.gave_up()) << "the call waited for its stream";
-  EXPECT_EQ(routed.kernel(), 1u);
+  EXPECT_EQ(routed.kernel_calls(), 1u);
   EXPECT_EQ(end, thrust::raw_pointer_cast(out_vector.data()) + n);
   expect_same_elements(spscan_test::reference_inclusive<int>(input, thrust::plus<int>{}), to_host(out_vector), "result");
 }
@@ -876,10 +855,10 @@ void expect_returns_with_stream_idle(cudaStream_t stream, const Policy& policy)
 
   keep_busy_for<<<1, 1, 0, stream>>>(200'000'000ull); // 0.2 s: far longer than the call itself
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  route_delta routed;
+  route_probe routed;
   thrust::inclusive_scan(policy, d_input.data().get(), d_input.data().get() + n, thrust::raw_pointer_cast(out_vector.data()));
   EXPECT_EQ(cudaStreamQuery(stream), cudaSuccess) << "the call returned before its stream finished";
-  EXPECT_EQ(routed.kernel(), 1u);
+  EXPECT_EQ(routed.kernel_calls(), 1u);
   expect_same_elements(spscan_test::reference_inclusive<int>(input, thrust::plus<int>{}), to_host(out_vector), "result");
 }
 
@@ -1003,10 +982,10 @@ TEST(ParPolicyOnGpu, OtherAlgorithmsRunThrustsImplementationAndNeverSpscans)
   }
 
   const other_algorithm_results by_thrust = run_other_algorithms(thrust::device, keys, values);
-  route_delta routed;
+  route_probe routed;
   const other_algorithm_results by_spscan_policy = run_other_algorithms(spscan::par, keys, values);
-  EXPECT_EQ(routed.kernel(), 0u);
-  EXPECT_EQ(routed.thrust(), 0u);
+  EXPECT_EQ(routed.kernel_calls(), 0u);
+  EXPECT_EQ(routed.thrust_calls(), 0u);
 
   expect_same_results(other_algorithms_on_cpu(keys, values), by_thrust, "thrust::device vs CPU reference");
   expect_same_results(by_thrust, by_spscan_policy, "spscan::par vs thrust::device");
@@ -1029,10 +1008,10 @@ TEST(ParPolicyOnGpu, ShuffleScansOnSpscanAndGivesThrustsPermutation)
   thrust::shuffle(thrust::device, by_thrust.begin(), by_thrust.end(), thrust::default_random_engine(engine_seed));
 
   thrust::device_vector<int> by_spscan_policy(values.begin(), values.end());
-  route_delta routed;
+  route_probe routed;
   thrust::shuffle(spscan::par, by_spscan_policy.begin(), by_spscan_policy.end(), thrust::default_random_engine(engine_seed));
-  EXPECT_EQ(routed.kernel(), 1u);
-  EXPECT_EQ(routed.thrust(), 0u);
+  EXPECT_EQ(routed.kernel_calls(), 1u);
+  EXPECT_EQ(routed.thrust_calls(), 0u);
 
   const std::vector<int> thrust_permutation = to_host(by_thrust);
   expect_same_elements(thrust_permutation, to_host(by_spscan_policy), "spscan::par vs thrust::device");
@@ -1066,12 +1045,12 @@ TEST(ParPolicyOnGpu, DeviceSideCallsRunEveryFormSequentially)
   auto outs = poisoned<int>(n * scan_form_count);
   thrust::device_vector<int*> ends(scan_form_count);
 
-  route_delta routed;
+  route_probe routed;
   run_every_scan_form_on_device<<<1, 1>>>(
     thrust::raw_pointer_cast(d_input.data()), n, thrust::raw_pointer_cast(outs.data()), thrust::raw_pointer_cast(ends.data()));
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(routed.kernel() + routed.thrust(), 0u); // host calls only are counted
+  EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 0u); // host calls only are counted
 
   const std::vector<int> all = to_host(outs);
   for (int form = 0; form < scan_form_count; ++form)

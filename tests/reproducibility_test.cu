@@ -19,7 +19,9 @@
 #include <thrust/functional.h>
 
 #include <support/data.h>
+#include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/random.h>
 
 #include <algorithm>
 #include <cmath>
@@ -49,61 +51,10 @@ struct compose_affine_float
   }
 };
 
-struct splitmix64
-{
-  std::uint64_t state;
-  std::uint64_t next()
-  {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z               = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double unit() // [0, 1), 53 random bits
-  {
-    return static_cast<double>(next() >> 11) * 0x1.0p-53;
-  }
-};
-
-void cuda_check(cudaError_t status, const char* what)
-{
-  if (status != cudaSuccess)
-  {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
-
-// Device memory and a stream that are released however the test ends (a 2^28 case holds 6 GiB).
-template <class T>
-struct device_array
-{
-  T* data = nullptr;
-  explicit device_array(std::size_t n)
-  {
-    cuda_check(cudaMalloc(&data, n * sizeof(T)), "cudaMalloc");
-  }
-  ~device_array()
-  {
-    cudaFree(data);
-  }
-  device_array(const device_array&)            = delete;
-  device_array& operator=(const device_array&) = delete;
-};
-struct owned_stream
-{
-  cudaStream_t stream{};
-  owned_stream()
-  {
-    cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  ~owned_stream()
-  {
-    cudaStreamSynchronize(stream);
-    cudaStreamDestroy(stream);
-  }
-  owned_stream(const owned_stream&)            = delete;
-  owned_stream& operator=(const owned_stream&) = delete;
-};
+using spscan_test::cuda_check;
+using spscan_test::device_array;
+using spscan_test::owned_stream;
+using spscan_test::splitmix64;
 
 // ---------------------------------------------------------------------------------------------
 // Device helpers: load on other streams, and the bitwise comparison of two outputs.

@@ -9,6 +9,7 @@
 #include <spscan/scan.h>
 #include <spscan/transform_scan.h>
 
+#include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
 
@@ -47,6 +48,7 @@ namespace spscan_iterators_test
 {
 
 using spscan_test::fresh_seed;
+using spscan_test::route_probe;
 using spscan_test::poison_byte;
 using spscan_test::random_values;
 
@@ -187,27 +189,6 @@ std::vector<T> download(const thrust::device_vector<T>& v)
   return host;
 }
 
-// Counts the host calls that took each route since construction.
-class route_probe
-{
-public:
-  route_probe()
-      : kernel_(spscan::detail::route_stats().kernel.load())
-      , thrust_(spscan::detail::route_stats().thrust.load())
-  {}
-  unsigned long long kernel_calls() const
-  {
-    return spscan::detail::route_stats().kernel.load() - kernel_;
-  }
-  unsigned long long thrust_calls() const
-  {
-    return spscan::detail::route_stats().thrust.load() - thrust_;
-  }
-
-private:
-  unsigned long long kernel_;
-  unsigned long long thrust_;
-};
 
 // One tile, three full tiles and a partial one, and about a million elements; sizes above the
 // environment's cap (sanitizer runs) are left out.

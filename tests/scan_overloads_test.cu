@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <support/compare.h>
+#include <support/scan_calls.h>
 #include <support/data.h>
 #include <support/gpu.h>
 
@@ -39,15 +40,8 @@ constexpr std::size_t tile = spscan::detail::scan_tuning<int, int, int>::tile_it
 // A non-default op, so that a call ignoring the op it is given fails.
 using xor_op = thrust::bit_xor<int>;
 
-// Each scan as a callable that forwards to the whole overload set (see support/compare.h).
-const auto spscan_inclusive           = [](auto&&... args) { return spscan::inclusive_scan(args...); };
-const auto thrust_inclusive           = [](auto&&... args) { return thrust::inclusive_scan(args...); };
-const auto spscan_exclusive           = [](auto&&... args) { return spscan::exclusive_scan(args...); };
-const auto thrust_exclusive           = [](auto&&... args) { return thrust::exclusive_scan(args...); };
-const auto spscan_transform_inclusive = [](auto&&... args) { return spscan::transform_inclusive_scan(args...); };
-const auto thrust_transform_inclusive = [](auto&&... args) { return thrust::transform_inclusive_scan(args...); };
-const auto spscan_transform_exclusive = [](auto&&... args) { return spscan::transform_exclusive_scan(args...); };
-const auto thrust_transform_exclusive = [](auto&&... args) { return thrust::transform_exclusive_scan(args...); };
+// Each scan as a callable that forwards to the whole overload set.
+using namespace spscan_test::scan_calls; // support/scan_calls.h
 
 constexpr system_from both_systems[] = {system_from::policy, system_from::iterators};
 

@@ -4,6 +4,7 @@
 // thrust::system_error.
 #include <spscan/scan.h>
 
+#include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
 
@@ -29,6 +30,7 @@ namespace spscan_policies_test
 {
 
 using spscan_test::fresh_seed;
+using spscan_test::route_probe;
 using spscan_test::poison_byte;
 using spscan_test::random_values;
 
@@ -134,26 +136,6 @@ private:
   cudaStream_t stream_{};
 };
 
-class route_probe
-{
-public:
-  route_probe()
-      : kernel_(spscan::detail::route_stats().kernel.load())
-      , thrust_(spscan::detail::route_stats().thrust.load())
-  {}
-  unsigned long long kernel_calls() const
-  {
-    return spscan::detail::route_stats().kernel.load() - kernel_;
-  }
-  unsigned long long thrust_calls() const
-  {
-    return spscan::detail::route_stats().thrust.load() - thrust_;
-  }
-
-private:
-  unsigned long long kernel_;
-  unsigned long long thrust_;
-};
 
 ::testing::Message trace(std::uint64_t seed, std::size_t n)
 {

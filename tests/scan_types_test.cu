@@ -28,6 +28,7 @@
 
 #include <gtest/gtest.h>
 #include <support/compare.h>
+#include <support/scan_calls.h>
 #include <support/data.h>
 #include <support/gpu.h>
 
@@ -136,12 +137,7 @@ struct identity_int
 using spscan_test::route;
 using spscan_test::system_from;
 
-const auto spscan_inclusive           = [](auto&&... args) { return spscan::inclusive_scan(args...); };
-const auto thrust_inclusive           = [](auto&&... args) { return thrust::inclusive_scan(args...); };
-const auto spscan_exclusive           = [](auto&&... args) { return spscan::exclusive_scan(args...); };
-const auto thrust_exclusive           = [](auto&&... args) { return thrust::exclusive_scan(args...); };
-const auto spscan_transform_exclusive = [](auto&&... args) { return spscan::transform_exclusive_scan(args...); };
-const auto thrust_transform_exclusive = [](auto&&... args) { return thrust::transform_exclusive_scan(args...); };
+using namespace spscan_test::scan_calls; // support/scan_calls.h
 
 template <class In, class Accum = In, class Out = In>
 constexpr std::size_t tile_of = spscan::detail::scan_tuning<In, Accum, Out>::tile_items;

@@ -24,7 +24,10 @@
 #include <thrust/scan.h>
 
 #include <support/data.h>
+#include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/noncommutative.h>
+#include <support/random.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,76 +48,16 @@
 namespace
 {
 
-// ---------------------------------------------------------------------------------------------
-// Non-commutative associative operators. op(earlier, later) composes "earlier, then later".
-
-// x -> a*x + b modulo 2^16: 4 bytes, so the multi-tile scan uses the packed tile state.
-struct affine16
-{
-  std::uint16_t a, b;
-};
-struct compose_affine16
-{
-  __host__ __device__ affine16 operator()(const affine16& earlier, const affine16& later) const
-  {
-    // Widened first: uint16 * uint16 promotes to int and could overflow.
-    return {static_cast<std::uint16_t>(std::uint32_t{later.a} * earlier.a),
-            static_cast<std::uint16_t>(std::uint32_t{later.a} * earlier.b + later.b)};
-  }
-};
-
-// x -> a*x + b modulo 2^32: 8 bytes, split tile state.
-struct affine32
-{
-  std::uint32_t a, b;
-};
-struct compose_affine32
-{
-  __host__ __device__ affine32 operator()(const affine32& earlier, const affine32& later) const
-  {
-    return {later.a * earlier.a, later.a * earlier.b + later.b};
-  }
-};
-
-// 2x2 matrices over Z/2^32, row-major, multiplied earlier * later: 16 bytes, split tile state.
-struct matrix2
-{
-  std::uint32_t m00, m01, m10, m11;
-};
-struct multiply_matrix2
-{
-  __host__ __device__ matrix2 operator()(const matrix2& x, const matrix2& y) const
-  {
-    return {x.m00 * y.m00 + x.m01 * y.m10,
-            x.m00 * y.m01 + x.m01 * y.m11,
-            x.m10 * y.m00 + x.m11 * y.m10,
-            x.m10 * y.m01 + x.m11 * y.m11};
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
-// Fast random data: a 2^26-element call must not spend seconds in the generator.
-
-struct splitmix64
-{
-  std::uint64_t state;
-
-  std::uint64_t next()
-  {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z               = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t bound)
-  {
-    return next() % bound;
-  }
-  double unit() // [0, 1) with 53 random bits
-  {
-    return static_cast<double>(next() >> 11) * 0x1.0p-53;
-  }
-};
+// Non-commutative associative operators (support/noncommutative.h) and fast random data
+// (support/random.h).
+using spscan_test::affine16;
+using spscan_test::affine32;
+using spscan_test::compose_affine16;
+using spscan_test::compose_affine32;
+using spscan_test::cuda_check;
+using spscan_test::matrix2;
+using spscan_test::multiply_matrix2;
+using spscan_test::splitmix64;
 
 template <class T>
 T nonzero_signed(splitmix64& rng, std::int64_t limit) // uniform in [-limit, limit] \ {0}
@@ -268,13 +211,6 @@ std::string describe(const call_plan& p, std::uint64_t run_seed)
 // ---------------------------------------------------------------------------------------------
 // The rig: buffers, streams and an allocator shared by all calls.
 
-void cuda_check(cudaError_t status, const char* what)
-{
-  if (status != cudaSuccess)
-  {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
 
 // An allocator for thrust::cuda::par(alloc) that counts what it hands out and gets back.
 struct counting_allocator

@@ -141,6 +141,23 @@ struct route_counts
   }
 };
 
+// Counts the host calls that took each route since it was made.
+class route_probe
+{
+public:
+  unsigned long long kernel_calls() const
+  {
+    return route_counts::now().kernel - start_.kernel;
+  }
+  unsigned long long thrust_calls() const
+  {
+    return route_counts::now().thrust - start_.thrust;
+  }
+
+private:
+  route_counts start_ = route_counts::now();
+};
+
 // Exactly one spscan call, on the expected route, happened since `before`.
 inline void expect_one_call_on(route expected, const route_counts& before)
 {
