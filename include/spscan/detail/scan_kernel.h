@@ -25,8 +25,26 @@
 
 #include <cuda/std/type_traits>
 
+// A probe of where a CTA's time goes (bench/scan_timeline.cu) defines
+// SPSCAN_DETAIL_TRACE(tile, stage) before including spscan, to time each tile's stages; by
+// default it is nothing.
+#ifndef SPSCAN_DETAIL_TRACE
+#  define SPSCAN_DETAIL_TRACE(tile, stage) ((void) 0)
+#endif
+
 namespace spscan::detail
 {
+
+// The stages a trace records, in the order a tile passes them.
+enum trace_stage
+{
+  trace_started, // thread 0 has the tile id
+  trace_staged, // warp 0's part of the tile is in shared memory
+  trace_aggregate, // the tile's aggregate is known (published, in a scan of several tiles)
+  trace_prefix_found, // the look-back warp has the tile's exclusive prefix
+  trace_prefix_published, // the tile's inclusive prefix is published
+  trace_stored, // warp 0 has issued its stores
+};
 
 enum class scan_kind
 {
@@ -174,6 +192,10 @@ struct scan_tile
       __syncthreads();
       tile = shared.tile_id;
     }
+    if (thread == 0)
+    {
+      SPSCAN_DETAIL_TRACE(tile, trace_started);
+    }
 
     if (warp == warps)
     {
@@ -186,6 +208,7 @@ struct scan_tile
         if (lane == 0)
         {
           *reinterpret_cast<accum*>(shared.tile_prefix) = prefix;
+          SPSCAN_DETAIL_TRACE(tile, trace_prefix_found);
         }
       }
       meet_look_back_warp(); // the prefix is ready (the data warps meet it in scan_staged)
@@ -207,8 +230,16 @@ struct scan_tile
       {
         const vectors staged(slice, lane);
         staged.stage(in);
+        if (thread == 0)
+        {
+          SPSCAN_DETAIL_TRACE(tile, trace_staged);
+        }
         scan_staged(p, shared, tile, staged, accum{});
         staged.write(out);
+        if (thread == 0)
+        {
+          SPSCAN_DETAIL_TRACE(tile, trace_stored);
+        }
         return;
       }
     }
@@ -290,6 +321,10 @@ struct scan_tile
       }
     }
 
+    if (thread == 0)
+    {
+      SPSCAN_DETAIL_TRACE(tile, trace_aggregate);
+    }
     if (thread == 0 && p.tiles > 1)
     {
       if (tile == 0)
@@ -306,6 +341,10 @@ struct scan_tile
     if (thread == 0 && tile > 0)
     {
       p.tiles_state.publish(tile, status_prefix, p.op(tile_prefix, tile_total));
+    }
+    if (thread == 0)
+    {
+      SPSCAN_DETAIL_TRACE(tile, trace_prefix_published);
     }
 
     // This thread's exclusive prefix, if it has one (only thread 0 of tile 0 of a scan without

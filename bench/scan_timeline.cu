@@ -1,0 +1,305 @@
+// scan_timeline: where a scan's time goes, tile by tile.
+//
+// Every CTA of one scan records, with the GPU's global timer, when its tile reaches each stage
+// of the kernel (scan_kernel.h: started, staged, aggregate known, prefix found by the look-back
+// warp, prefix published, stored), and on which SM it ran. From that the program prints, per
+// case, the distribution of each stage's duration and the two parts of the wait for the prefix:
+//   order wait   how long after its own aggregate a tile had to wait for the last of its
+//                predecessors' aggregates (no look-back, however fast, can publish earlier), and
+//   protocol     what the look-back added on top of that.
+// The scan is timed (CUDA events, median) with tracing off and on, against a device-to-device
+// copy of the same bytes, to show the tracing costs little. Last, the scan's speed at each
+// look-back depth (windows per look-back read).
+//
+// Usage: scan_timeline [--csv-dir DIR]   (DIR gets one CSV per case: tile, sm, the six times in ns)
+
+#include <cstddef>
+#include <cstdint>
+
+// The hook must exist before spscan's kernel is compiled.
+__device__ unsigned long long* timeline_trace = nullptr; // [tile][8]: six stages, -, SM
+
+__device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
+{
+  unsigned long long* trace = timeline_trace;
+  if (trace != nullptr)
+  {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    trace[tile * 8 + stage] = now;
+    if (stage == 0)
+    {
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      trace[tile * 8 + 7] = sm;
+    }
+  }
+}
+#define SPSCAN_DETAIL_TRACE(tile, stage) timeline_record((tile), (stage))
+
+#include <spscan/scan.h>
+
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace
+{
+
+void check(cudaError_t status, const char* what)
+{
+  if (status != cudaSuccess)
+  {
+    std::fprintf(stderr, "scan_timeline: %s: %s\n", what, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+// Hands out one block, allocated once: no allocation inside a timed call.
+class single_block_allocator
+{
+public:
+  using value_type = char;
+  explicit single_block_allocator(std::size_t bytes)
+      : bytes_(bytes)
+  {
+    check(cudaMalloc(&block_, bytes), "cudaMalloc");
+  }
+  char* allocate(std::ptrdiff_t bytes)
+  {
+    if (static_cast<std::size_t>(bytes) > bytes_)
+    {
+      std::fprintf(stderr, "scan_timeline: temporary storage of %td bytes exceeds the block\n", bytes);
+      std::exit(1);
+    }
+    return block_;
+  }
+  void deallocate(char*, std::size_t) {}
+
+private:
+  char* block_ = nullptr;
+  std::size_t bytes_;
+};
+
+template <class T>
+__global__ void fill(T* out, std::size_t n)
+{
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  {
+    std::uint64_t x = i * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 31;
+    out[i] = static_cast<T>(x % 8 + 1);
+  }
+}
+
+template <class Call>
+double median_ms(cudaStream_t stream, Call call, int reps)
+{
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 3; ++i)
+  {
+    call();
+  }
+  std::vector<float> ms(reps);
+  for (auto& m : ms)
+  {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    call();
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    check(cudaEventElapsedTime(&m, start, stop), "cudaEventElapsedTime");
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+struct percentiles
+{
+  double p10, p50, p90;
+};
+percentiles of(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) { return v[static_cast<std::size_t>(q * double(v.size() - 1))]; };
+  return {at(0.1), at(0.5), at(0.9)};
+}
+
+template <class T>
+void run_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
+{
+  const std::size_t n = std::size_t{1} << log2n;
+  T *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  fill<<<1024, 256, 0, stream>>>(in, n);
+  check(cudaGetLastError(), "fill");
+
+  using tuning              = spscan::detail::scan_tuning<T, T, T>;
+  const std::size_t tiles   = (n + tuning::tile_items - 1) / tuning::tile_items;
+  single_block_allocator alloc(64 + tiles * 16 + 4096);
+  auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
+  auto scan                 = [&] { spscan::inclusive_scan(policy, in, in + n, out); };
+  const int reps            = log2n >= 24 ? 30 : 200;
+
+  unsigned long long* trace = nullptr;
+  check(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)), "cudaMalloc");
+  unsigned long long* off = nullptr;
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  const double copy_ms =
+    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
+  const double plain_ms = median_ms(stream, scan, reps);
+  check(cudaMemcpyToSymbol(timeline_trace, &trace, sizeof(trace)), "cudaMemcpyToSymbol");
+  const double traced_ms = median_ms(stream, scan, reps); // the last traced run stays in `trace`
+  check(cudaStreamSynchronize(stream), "sync");
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+
+  std::vector<unsigned long long> t(tiles * 8);
+  check(cudaMemcpy(t.data(), trace, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  unsigned long long origin = ~0ull, end = 0;
+  for (std::size_t i = 0; i < tiles; ++i)
+  {
+    origin = std::min(origin, t[i * 8 + 0]);
+    end    = std::max(end, t[i * 8 + 5]);
+  }
+  auto at = [&](std::size_t i, int stage) { return double(t[i * 8 + stage] - origin) * 1e-3; }; // us
+
+  std::vector<double> load, fold, look_back, wait, order_wait, protocol, finish, life, found_after_pred;
+  double latest_aggregate = 0, busy = 0;
+  for (std::size_t i = 0; i < tiles; ++i)
+  {
+    load.push_back(at(i, 1) - at(i, 0));
+    fold.push_back(at(i, 2) - at(i, 1));
+    wait.push_back(at(i, 4) - at(i, 2));
+    finish.push_back(at(i, 5) - at(i, 4));
+    life.push_back(at(i, 5) - at(i, 0));
+    busy += at(i, 5) - at(i, 0);
+    if (i > 0)
+    {
+      look_back.push_back(at(i, 3) - at(i, 0));
+      const double ready = std::max(latest_aggregate, at(i, 2)); // all aggregates through i known
+      order_wait.push_back(ready - at(i, 2));
+      protocol.push_back(at(i, 4) - ready);
+      found_after_pred.push_back(at(i, 3) - at(i - 1, 4));
+    }
+    latest_aggregate = std::max(latest_aggregate, at(i, 2));
+  }
+  const double span_us = double(end - origin) * 1e-3;
+  std::printf("\n%s 2^%d: %zu tiles; copy %.4f ms, scan %.4f ms (%.3f of copy), traced %.4f ms (%.3f); "
+              "traced span %.1f us, %.1f CTAs resident on average\n",
+              name, log2n, tiles, copy_ms, plain_ms, copy_ms / plain_ms, traced_ms, copy_ms / traced_ms, span_us,
+              busy / span_us);
+  std::printf("  %-44s %8s %8s %8s  (us)\n", "stage", "p10", "p50", "p90");
+  auto line = [](const char* what, const std::vector<double>& v) {
+    const percentiles p = of(v);
+    std::printf("  %-44s %8.2f %8.2f %8.2f\n", what, p.p10, p.p50, p.p90);
+  };
+  line("start -> warp 0 staged", load);
+  line("warp 0 staged -> aggregate", fold);
+  line("start -> prefix found (look-back warp)", look_back);
+  line("aggregate -> prefix published", wait);
+  line("  of which order wait (last earlier aggregate)", order_wait);
+  line("  of which protocol (after all were known)", protocol);
+  line("prefix found - predecessor's prefix published", found_after_pred);
+  line("prefix published -> warp 0 stored", finish);
+  line("lifetime", life);
+
+  if (!csv_dir.empty())
+  {
+    const std::string path = csv_dir + "/timeline-" + name + "-" + std::to_string(log2n) + ".csv";
+    if (FILE* f = std::fopen(path.c_str(), "w"))
+    {
+      std::fprintf(f, "tile,sm,started,staged,aggregate,prefix_found,prefix_published,stored\n");
+      for (std::size_t i = 0; i < tiles; ++i)
+      {
+        std::fprintf(f, "%zu,%llu", i, t[i * 8 + 7]);
+        for (int s = 0; s < 6; ++s)
+        {
+          std::fprintf(f, ",%llu", t[i * 8 + s] - origin);
+        }
+        std::fprintf(f, "\n");
+      }
+      std::fclose(f);
+    }
+  }
+  cudaFree(trace);
+  cudaFree(in);
+  cudaFree(out);
+}
+
+// The library's tuning with another look-back depth (windows per look-back read).
+template <class Base, int Depth>
+struct with_depth : Base
+{
+  static constexpr int look_back_depth = Depth;
+};
+
+template <class T, int Depth>
+double depth_ratio(int log2n, cudaStream_t stream)
+{
+  const std::size_t n = std::size_t{1} << log2n;
+  T *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  fill<<<1024, 256, 0, stream>>>(in, n);
+  check(cudaGetLastError(), "fill");
+  using tuning = with_depth<spscan::detail::scan_tuning<T, T, T>, Depth>;
+  single_block_allocator alloc(64 + (n / tuning::tile_items + 1) * 16 + 4096);
+  auto policy     = thrust::cuda::par_nosync(alloc).on(stream);
+  const int reps  = log2n >= 24 ? 30 : 200;
+  const double copy_ms =
+    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
+  const double scan_ms = median_ms(stream, [&] {
+    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
+  }, reps);
+  cudaFree(in);
+  cudaFree(out);
+  return copy_ms / scan_ms;
+}
+
+template <class T>
+void depth_sweep(const char* name, int log2n, cudaStream_t stream)
+{
+  std::printf("%-6s 2^%-2d  depth 1 %.3f  depth 2 %.3f  depth 4 %.3f  (of copy)\n", name, log2n,
+              depth_ratio<T, 1>(log2n, stream), depth_ratio<T, 2>(log2n, stream), depth_ratio<T, 4>(log2n, stream));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  std::string csv_dir;
+  if (argc == 3 && std::string(argv[1]) == "--csv-dir")
+  {
+    csv_dir = argv[2];
+  }
+  else if (argc != 1)
+  {
+    std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR]\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  run_case<std::int32_t>("int32", 28, stream, csv_dir);
+  run_case<std::int32_t>("int32", 24, stream, csv_dir);
+  run_case<std::int64_t>("int64", 28, stream, csv_dir);
+  run_case<std::int8_t>("int8", 30, stream, csv_dir);
+
+  std::printf("\nlook-back depth (windows of 32 tiles per read), scan time against copy:\n");
+  depth_sweep<std::int32_t>("int32", 20, stream);
+  depth_sweep<std::int32_t>("int32", 24, stream);
+  depth_sweep<std::int32_t>("int32", 28, stream);
+  depth_sweep<std::int64_t>("int64", 28, stream);
+  return 0;
+}
