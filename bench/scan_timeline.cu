@@ -9,7 +9,8 @@
 //   protocol     what the look-back added on top of that.
 // The scan is timed (CUDA events, median) with tracing off and on, against a device-to-device
 // copy of the same bytes, to show the tracing costs little. Last, the scan's speed at each
-// look-back depth (windows per look-back read).
+// look-back depth (windows per look-back read), and what the reproducible left fold of the
+// look-back costs against a timing-dependent tree fold (with reruns compared bit for bit).
 //
 // Usage: scan_timeline [--csv-dir DIR]   (DIR gets one CSV per case: tile, sm, the six times in ns)
 
@@ -43,6 +44,7 @@ __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -145,7 +147,7 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
 
   using tuning              = spscan::detail::scan_tuning<T, T, T>;
   const std::size_t tiles   = (n + tuning::tile_items - 1) / tuning::tile_items;
-  single_block_allocator alloc(64 + tiles * 16 + 4096);
+  single_block_allocator alloc(tiles * 32 + (1 << 20));
   auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
   auto scan                 = [&] { spscan::inclusive_scan(policy, in, in + n, out); };
   const int reps            = log2n >= 24 ? 30 : 200;
@@ -172,7 +174,7 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
   }
   auto at = [&](std::size_t i, int stage) { return double(t[i * 8 + stage] - origin) * 1e-3; }; // us
 
-  std::vector<double> load, fold, look_back, wait, order_wait, protocol, finish, life, found_after_pred;
+  std::vector<double> load, fold, look_back, wait, order_wait, protocol, finish, life;
   double latest_aggregate = 0, busy = 0;
   for (std::size_t i = 0; i < tiles; ++i)
   {
@@ -188,7 +190,6 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
       const double ready = std::max(latest_aggregate, at(i, 2)); // all aggregates through i known
       order_wait.push_back(ready - at(i, 2));
       protocol.push_back(at(i, 4) - ready);
-      found_after_pred.push_back(at(i, 3) - at(i - 1, 4));
     }
     latest_aggregate = std::max(latest_aggregate, at(i, 2));
   }
@@ -208,7 +209,6 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
   line("aggregate -> prefix published", wait);
   line("  of which order wait (last earlier aggregate)", order_wait);
   line("  of which protocol (after all were known)", protocol);
-  line("prefix found - predecessor's prefix published", found_after_pred);
   line("prefix published -> warp 0 stored", finish);
   line("lifetime", life);
 
@@ -252,7 +252,7 @@ double depth_ratio(int log2n, cudaStream_t stream)
   fill<<<1024, 256, 0, stream>>>(in, n);
   check(cudaGetLastError(), "fill");
   using tuning = with_depth<spscan::detail::scan_tuning<T, T, T>, Depth>;
-  single_block_allocator alloc(64 + (n / tuning::tile_items + 1) * 16 + 4096);
+  single_block_allocator alloc((n / tuning::tile_items + 1) * 32 + (1 << 20));
   auto policy     = thrust::cuda::par_nosync(alloc).on(stream);
   const int reps  = log2n >= 24 ? 30 : 200;
   const double copy_ms =
@@ -268,8 +268,76 @@ double depth_ratio(int log2n, cudaStream_t stream)
 template <class T>
 void depth_sweep(const char* name, int log2n, cudaStream_t stream)
 {
-  std::printf("%-6s 2^%-2d  depth 1 %.3f  depth 2 %.3f  depth 4 %.3f  (of copy)\n", name, log2n,
-              depth_ratio<T, 1>(log2n, stream), depth_ratio<T, 2>(log2n, stream), depth_ratio<T, 4>(log2n, stream));
+  std::printf("%-6s 2^%-2d  depth 1 %.3f  2 %.3f  4 %.3f  8 %.3f  (of copy)\n", name, log2n, depth_ratio<T, 1>(log2n, stream),
+              depth_ratio<T, 2>(log2n, stream), depth_ratio<T, 4>(log2n, stream), depth_ratio<T, 8>(log2n, stream));
+}
+
+// The look-back's fold: the library's left fold, or a timing-dependent tree (look_back.h).
+template <class Base, bool Tree>
+struct with_fold : Base
+{
+  static constexpr bool tree_fold = Tree;
+};
+
+// Floats with full mantissas, in [-0.5, 0.5): partial sums round, so the association shows.
+template <class T>
+__global__ void fill_rounding(T* out, std::size_t n)
+{
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  {
+    std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
+    x               = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    out[i] = static_cast<T>(static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5);
+  }
+}
+
+// Speed of the left fold against the tree fold, and how many of 8 reruns differ bitwise from the
+// first run with each.
+template <class T>
+void fold_ablation(const char* name, int log2n, cudaStream_t stream)
+{
+  const std::size_t n = std::size_t{1} << log2n;
+  T *in = nullptr, *out = nullptr, *first = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&first, n * sizeof(T)), "cudaMalloc");
+  fill_rounding<<<1024, 256, 0, stream>>>(in, n);
+  check(cudaGetLastError(), "fill");
+  using base = spscan::detail::scan_tuning<T, T, T>;
+  single_block_allocator alloc((n / base::tile_items + 1) * 32 + (1 << 20));
+  auto policy    = thrust::cuda::par_nosync(alloc).on(stream);
+  const int reps = log2n >= 24 ? 30 : 200;
+  const double copy_ms =
+    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
+  auto run = [&](auto tuning_tag) {
+    using tuning = decltype(tuning_tag);
+    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
+  };
+  auto reruns_differing = [&](auto tuning_tag) {
+    run(tuning_tag);
+    check(cudaMemcpyAsync(first, out, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy");
+    std::vector<T> a(n), b(n);
+    check(cudaMemcpyAsync(a.data(), first, n * sizeof(T), cudaMemcpyDeviceToHost, stream), "copy");
+    int differing = 0;
+    for (int r = 0; r < 8; ++r)
+    {
+      run(tuning_tag);
+      check(cudaMemcpyAsync(b.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost, stream), "copy");
+      check(cudaStreamSynchronize(stream), "sync");
+      differing += std::memcmp(a.data(), b.data(), n * sizeof(T)) != 0 ? 1 : 0;
+    }
+    return differing;
+  };
+  const double left_ms = median_ms(stream, [&] { run(with_fold<base, false>{}); }, reps);
+  const double tree_ms = median_ms(stream, [&] { run(with_fold<base, true>{}); }, reps);
+  const int left_differ = log2n <= 26 ? reruns_differing(with_fold<base, false>{}) : -1;
+  const int tree_differ = log2n <= 26 ? reruns_differing(with_fold<base, true>{}) : -1;
+  std::printf("%-6s 2^%-2d  left fold %.3f  tree %.3f  left/tree time %.3f  reruns differing: left %d/8, tree %d/8\n",
+              name, log2n, copy_ms / left_ms, copy_ms / tree_ms, left_ms / tree_ms, left_differ, tree_differ);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(first);
 }
 
 } // namespace
@@ -296,10 +364,22 @@ int main(int argc, char** argv)
   run_case<std::int64_t>("int64", 28, stream, csv_dir);
   run_case<std::int8_t>("int8", 30, stream, csv_dir);
 
-  std::printf("\nlook-back depth (windows of 32 tiles per read), scan time against copy:\n");
+  std::printf("\nlook-back depth (windows of 32 tiles per read), scan against copy:\n");
   depth_sweep<std::int32_t>("int32", 20, stream);
   depth_sweep<std::int32_t>("int32", 24, stream);
   depth_sweep<std::int32_t>("int32", 28, stream);
+  depth_sweep<float>("float", 28, stream);
   depth_sweep<std::int64_t>("int64", 28, stream);
+  depth_sweep<std::int8_t>("int8", 30, stream);
+
+  std::printf("\nreproducibility's cost: the left fold against a timing-dependent tree fold (-1: not checked):\n");
+  for (int log2n : {16, 20, 22, 24, 26, 28, 30})
+  {
+    fold_ablation<float>("float", log2n, stream);
+  }
+  for (int log2n : {16, 20, 22, 24, 26, 28})
+  {
+    fold_ablation<double>("double", log2n, stream);
+  }
   return 0;
 }

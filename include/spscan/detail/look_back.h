@@ -31,6 +31,9 @@
 //   std::uint32_t mask(int w, tile_status) const      lanes of window w whose snapshot has that status
 //   Accum value(int w, int lane) const                the value read by that lane of window w
 //   void pause()                                      back off before reading again
+// and, for the ablation bench's timing-dependent fold only (scan_tuning.h, tree_fold):
+//   Accum fold_from(int w, int from_lane, Op&)        the values of lanes [from_lane, 32) of
+//                                                     window w combined as a tree of shuffles
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -64,10 +67,23 @@ SPSCAN_HOST_DEVICE inline std::uint32_t lanes_after(int lane)
 // Folds the values of lanes [from_lane, 32) of window w of the read just made onto `prefix`,
 // left to right. The values are fetched for every lane so that a warp can issue all its shuffles
 // ahead of the dependent chain of ops.
+//
+// With `TreeFold` the window's values are first combined among themselves, in a tree whose shape
+// depends on from_lane, i.e. on where the look-back happened to find its P: what CUB does, and
+// not reproducible for floating point. It exists only to measure what the left fold costs
+// (bench/scan_timeline.cu); the library never selects it.
 _CCCL_EXEC_CHECK_DISABLE
-template <class Accum, class Op, class Lanes>
+template <bool TreeFold, class Accum, class Op, class Lanes>
 SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op, const Lanes& lanes)
 {
+  if constexpr (TreeFold)
+  {
+    if (from_lane < look_back_window)
+    {
+      prefix = op(prefix, lanes.fold_from(w, from_lane, op));
+    }
+    return;
+  }
 #pragma unroll 8
   for (int l = 0; l < look_back_window; ++l)
   {
@@ -83,7 +99,7 @@ SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op,
 // window `from_w` itself from lane `from_lane`, restarting from the highest P of each window it
 // folds whole when `restart` is set.
 _CCCL_EXEC_CHECK_DISABLE
-template <bool Restart, class Accum, class Op, class Lanes>
+template <bool Restart, bool TreeFold, class Accum, class Op, class Lanes>
 SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& op, const Lanes& lanes)
 {
 #pragma unroll
@@ -103,12 +119,12 @@ SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& 
         from   = p + 1;
       }
     }
-    fold_window(prefix, w, from, op, lanes);
+    fold_window<TreeFold>(prefix, w, from, op, lanes);
   }
 }
 
 _CCCL_EXEC_CHECK_DISABLE
-template <class Accum, class State, class Op, class Lanes>
+template <class Accum, bool TreeFold = false, class State, class Op, class Lanes>
 SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile, Op& op, Lanes& lanes)
 {
   constexpr long long span = static_cast<long long>(look_back_window) * Lanes::depth;
@@ -152,11 +168,11 @@ SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile,
 
   // Forward: fold from that P through tile - 1.
   Accum prefix = lanes.value(found_w, found_lane);
-  fold_read<false>(prefix, found_w, found_lane + 1, op, lanes);
+  fold_read<false, TreeFold>(prefix, found_w, found_lane + 1, op, lanes);
   for (first += span; first < tile; first += span)
   {
     lanes.load(state, first);
-    fold_read<true>(prefix, Lanes::depth - 1, 0, op, lanes);
+    fold_read<true, TreeFold>(prefix, Lanes::depth - 1, 0, op, lanes);
   }
   return prefix;
 }

@@ -109,6 +109,23 @@ struct warp_lanes
   {
     return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
   }
+  // Suffix combination by shuffles (lane l ends with lanes [l, 32) combined), then lane from's.
+  template <class Op>
+  __device__ Accum fold_from(int w, int from_lane, Op& op) const
+  {
+    const int lane = static_cast<int>(threadIdx.x % warp_threads);
+    Accum v        = snapshot(w).value;
+#pragma unroll
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+      const Accum later = cub::ShuffleDown<warp_threads>(v, offset, warp_threads - 1, 0xffffffffu);
+      if (lane + offset < warp_threads)
+      {
+        v = op(v, later);
+      }
+    }
+    return cub::ShuffleIndex<warp_threads>(v, from_lane, 0xffffffffu);
+  }
   // Exponential back-off keeps polling from flooding L2 while predecessors finish.
   __device__ void pause()
   {
@@ -204,7 +221,8 @@ struct scan_tile
       if (tile > 0)
       {
         warp_lanes<accum, tuning::look_back_depth> lanes;
-        const accum prefix = exclusive_prefix_of<accum>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
+        const accum prefix =
+          exclusive_prefix_of<accum, tree_fold_of<tuning>::value>(p.tiles_state, static_cast<long long>(tile), p.op, lanes);
         if (lane == 0)
         {
           *reinterpret_cast<accum*>(shared.tile_prefix) = prefix;

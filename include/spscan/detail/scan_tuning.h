@@ -60,4 +60,18 @@ struct min_ctas_per_sm_of<Tuning, ::cuda::std::void_t<decltype(Tuning::min_ctas_
   static constexpr int value = Tuning::min_ctas_per_sm;
 };
 
+// Tuning::tree_fold where a tuning names it, else false. True makes the look-back combine a
+// window's aggregates in a timing-dependent tree (look_back.h), so float results are no longer
+// reproducible; only the ablation bench sets it, to measure what reproducibility costs.
+template <class Tuning, class = void>
+struct tree_fold_of
+{
+  static constexpr bool value = false;
+};
+template <class Tuning>
+struct tree_fold_of<Tuning, ::cuda::std::void_t<decltype(Tuning::tree_fold)>>
+{
+  static constexpr bool value = Tuning::tree_fold;
+};
+
 } // namespace spscan::detail
