@@ -340,46 +340,122 @@ void fold_ablation(const char* name, int log2n, cudaStream_t stream)
   cudaFree(first);
 }
 
+// Another tile shape: 256 data threads with `Bytes` bytes of the element type each.
+template <class T, int Bytes, int MinCtas>
+struct tile_shape
+{
+  static constexpr int threads         = 256;
+  static constexpr int items           = Bytes / int(sizeof(T));
+  static constexpr int tile_items      = threads * items;
+  static constexpr int look_back_depth = 2;
+  static constexpr int min_ctas_per_sm = MinCtas;
+};
+
+template <class T, int Bytes, int MinCtas>
+double shape_ratio(int log2n, cudaStream_t stream)
+{
+  const std::size_t n = std::size_t{1} << log2n;
+  T *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  fill<<<1024, 256, 0, stream>>>(in, n);
+  check(cudaGetLastError(), "fill");
+  using tuning = tile_shape<T, Bytes, MinCtas>;
+  single_block_allocator alloc((n / tuning::tile_items + 1) * 32 + (1 << 20));
+  auto policy    = thrust::cuda::par_nosync(alloc).on(stream);
+  const int reps = log2n >= 24 ? 30 : 200;
+  const double copy_ms =
+    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
+  const double scan_ms = median_ms(stream, [&] {
+    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
+  }, reps);
+  cudaFree(in);
+  cudaFree(out);
+  return copy_ms / scan_ms;
+}
+
+template <class T>
+void shape_sweep(const char* name, int log2n, cudaStream_t stream)
+{
+  if constexpr (sizeof(T) == 8)
+  {
+    std::printf("%-6s 2^%-2d  256 B/thread %.3f  272 %.3f  (3 CTAs per SM)\n", name, log2n,
+                shape_ratio<T, 256, 3>(log2n, stream), shape_ratio<T, 272, 3>(log2n, stream));
+  }
+  else
+  {
+    std::printf("%-6s 2^%-2d  128 B/thread %.3f  144 %.3f  160 %.3f  (5 CTAs per SM)\n", name, log2n,
+                shape_ratio<T, 128, 5>(log2n, stream), shape_ratio<T, 144, 5>(log2n, stream),
+                shape_ratio<T, 160, 5>(log2n, stream));
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  if (argc == 3 && std::string(argv[1]) == "--csv-dir")
+  std::string only; // one section: trace, depth, fold or shape
+  for (int i = 1; i < argc; ++i)
   {
-    csv_dir = argv[2];
+    const std::string arg = argv[i];
+    if ((arg == "--csv-dir" || arg == "--only") && i + 1 < argc)
+    {
+      (arg == "--csv-dir" ? csv_dir : only) = argv[++i];
+    }
+    else
+    {
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|depth|fold|shape]\n");
+      return 2;
+    }
   }
-  else if (argc != 1)
-  {
-    std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR]\n");
-    return 2;
-  }
+  auto section = [&](const char* name) { return only.empty() || only == name; };
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  run_case<std::int32_t>("int32", 28, stream, csv_dir);
-  run_case<std::int32_t>("int32", 24, stream, csv_dir);
-  run_case<std::int64_t>("int64", 28, stream, csv_dir);
-  run_case<std::int8_t>("int8", 30, stream, csv_dir);
-
-  std::printf("\nlook-back depth (windows of 32 tiles per read), scan against copy:\n");
-  depth_sweep<std::int32_t>("int32", 20, stream);
-  depth_sweep<std::int32_t>("int32", 24, stream);
-  depth_sweep<std::int32_t>("int32", 28, stream);
-  depth_sweep<float>("float", 28, stream);
-  depth_sweep<std::int64_t>("int64", 28, stream);
-  depth_sweep<std::int8_t>("int8", 30, stream);
-
-  std::printf("\nreproducibility's cost: the left fold against a timing-dependent tree fold (-1: not checked):\n");
-  for (int log2n : {16, 20, 22, 24, 26, 28, 30})
+  if (section("trace"))
   {
-    fold_ablation<float>("float", log2n, stream);
+    run_case<std::int32_t>("int32", 28, stream, csv_dir);
+    run_case<std::int32_t>("int32", 24, stream, csv_dir);
+    run_case<std::int64_t>("int64", 28, stream, csv_dir);
+    run_case<std::int8_t>("int8", 30, stream, csv_dir);
   }
-  for (int log2n : {16, 20, 22, 24, 26, 28})
+  if (section("depth"))
   {
-    fold_ablation<double>("double", log2n, stream);
+    std::printf("\nlook-back depth (windows of 32 tiles per read), scan against copy:\n");
+    depth_sweep<std::int32_t>("int32", 20, stream);
+    depth_sweep<std::int32_t>("int32", 24, stream);
+    depth_sweep<std::int32_t>("int32", 28, stream);
+    depth_sweep<float>("float", 28, stream);
+    depth_sweep<std::int64_t>("int64", 28, stream);
+    depth_sweep<std::int8_t>("int8", 30, stream);
+  }
+  if (section("fold"))
+  {
+    std::printf("\nreproducibility's cost: the left fold against a timing-dependent tree fold"
+                " (-1: not checked):\n");
+    for (int log2n : {16, 20, 22, 24, 26, 28, 30})
+    {
+      fold_ablation<float>("float", log2n, stream);
+    }
+    for (int log2n : {16, 20, 22, 24, 26, 28})
+    {
+      fold_ablation<double>("double", log2n, stream);
+    }
+  }
+  if (section("shape"))
+  {
+    std::printf("\ntile shape (bytes of the element type per data thread), scan against copy:\n");
+    shape_sweep<std::int32_t>("int32", 20, stream);
+    shape_sweep<std::int32_t>("int32", 24, stream);
+    shape_sweep<std::int32_t>("int32", 28, stream);
+    shape_sweep<float>("float", 28, stream);
+    shape_sweep<std::int16_t>("int16", 30, stream);
+    shape_sweep<std::int8_t>("int8", 30, stream);
+    shape_sweep<std::int64_t>("int64", 28, stream);
+    shape_sweep<double>("double", 28, stream);
   }
   return 0;
 }

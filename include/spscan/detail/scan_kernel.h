@@ -244,7 +244,11 @@ struct scan_tile
 
     if constexpr (vector_layout)
     {
-      if (full_tile && p.vector_load && p.vector_store)
+      // Vectorized wherever this warp's whole segment exists, in the last, partial tile too: an
+      // input smaller than one tile (one CTA does it all) then moves 16-byte words through all
+      // but its last warp instead of single elements (int8 2^14: 0.71x of CUB's speed before).
+      const bool whole_segment = tile_valid >= static_cast<int>(segment_begin) + segment;
+      if (whole_segment && p.vector_load && p.vector_store)
       {
         const vectors staged(slice, lane);
         staged.stage(in);

@@ -9,11 +9,12 @@
 // (bench/NOTES.md, v3).
 //
 // Two layouts of a slice:
-//  - vector_slice: a full tile of raw pointers, 16-byte aligned, whose input and output elements
-//    have one size, moves as 16-byte words (uint4) whatever the element size; this is what lets
-//    1- and 2-byte types run at copy speed. The load is a cp.async (sm_80 and newer) straight into
-//    shared memory. Words are placed with an XOR swizzle, so that both the striped accesses and
-//    the blocked ones are free of bank conflicts.
+//  - vector_slice: a warp's whole segment (a partial tile's too), of raw pointers, 16-byte
+//    aligned, whose input and output elements have one size, moves as 16-byte words (uint4)
+//    whatever the element size; this is what lets 1- and 2-byte types run at copy speed. The
+//    load is a cp.async (sm_80 and newer) straight into shared memory. Words are placed with an
+//    XOR swizzle, so that both the striped accesses and the blocked ones are free of bank
+//    conflicts.
 //  - element_slice: any iterator, element by element, converted to the accumulator type on the way
 //    in; only the elements that exist are staged and scanned (see the class). One element in 33
 //    is padding, against bank conflicts.
