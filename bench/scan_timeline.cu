@@ -8,7 +8,9 @@
 //                predecessors' aggregates (no look-back, however fast, can publish earlier), and
 //   protocol     what the look-back added on top of that.
 // The scan is timed (CUDA events, median) with tracing off and on, against a device-to-device
-// copy of the same bytes, to show the tracing costs little. Last, the scan's speed at each
+// copy of the same bytes, to show the tracing costs little. Then the round trip of a state read
+// (a dependent relaxed load from L2) on an idle GPU, during a copy and during a scan. Last, the
+// scan's speed at each
 // look-back depth (windows per look-back read), and what the reproducible left fold of the
 // look-back costs against a timing-dependent tree fold (with reruns compared bit for bit).
 //
@@ -390,12 +392,105 @@ void shape_sweep(const char* name, int log2n, cudaStream_t stream)
   }
 }
 
+// Round trips of a look-back's kind of read: one thread chases a chain through L2-resident words
+// with ld.relaxed.gpu (each address depends on the last value, so reads never overlap), after
+// waiting `delay_ns` so that work launched just before it on another stream is streaming. Every
+// 16 reads it records the global timer.
+constexpr int chain_words  = 1024 * 32; // 1024 words, one per 128-byte line
+constexpr int probe_reads  = 256;
+constexpr int probe_stride = 16;
+
+__global__ void probe_round_trips(const unsigned* chain, unsigned long long* stamps, unsigned long long delay_ns)
+{
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do
+  {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < delay_ns);
+  unsigned at = 0;
+  for (int k = 0; k <= probe_reads; ++k)
+  {
+    if (k % probe_stride == 0)
+    {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now) : "r"(at) : "memory");
+      stamps[k / probe_stride] = now + (at == 0xffffffffu ? 1 : 0); // `at` is used: the read is complete
+    }
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(at) : "l"(chain + at) : "memory");
+  }
+}
+
+// Mean ns per read of each group of 16, while `background` runs on another stream.
+template <class Background>
+std::vector<double> round_trips(const unsigned* chain, cudaStream_t stream, cudaStream_t other, Background background)
+{
+  unsigned long long* stamps = nullptr;
+  check(cudaMalloc(&stamps, (probe_reads / probe_stride + 1) * sizeof(unsigned long long)), "cudaMalloc");
+  check(cudaStreamSynchronize(stream), "sync");
+  background();
+  probe_round_trips<<<1, 1, 0, other>>>(chain, stamps, 50'000);
+  check(cudaGetLastError(), "probe");
+  check(cudaDeviceSynchronize(), "sync");
+  std::vector<unsigned long long> t(probe_reads / probe_stride + 1);
+  check(cudaMemcpy(t.data(), stamps, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(stamps);
+  std::vector<double> per_read;
+  for (std::size_t i = 1; i < t.size(); ++i)
+  {
+    per_read.push_back(double(t[i] - t[i - 1]) / probe_stride);
+  }
+  return per_read;
+}
+
+void latency_probe(cudaStream_t stream)
+{
+  std::vector<unsigned> words(chain_words, 0);
+  for (int k = 0; k < chain_words / 32; ++k)
+  {
+    words[k * 32] = static_cast<unsigned>(((k * 389 + 1) % (chain_words / 32)) * 32); // a cycle through all lines
+  }
+  unsigned* chain = nullptr;
+  check(cudaMalloc(&chain, chain_words * sizeof(unsigned)), "cudaMalloc");
+  check(cudaMemcpy(chain, words.data(), chain_words * sizeof(unsigned), cudaMemcpyHostToDevice), "cudaMemcpy");
+  cudaStream_t other;
+  check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  const std::size_t n = std::size_t{1} << 28;
+  std::int32_t *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(std::int32_t)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(std::int32_t)), "cudaMalloc");
+  fill<<<1024, 256, 0, stream>>>(in, n);
+  check(cudaGetLastError(), "fill");
+  single_block_allocator alloc((n / 8192 + 1) * 32 + (1 << 20));
+  auto policy = thrust::cuda::par_nosync(alloc).on(stream);
+  spscan::inclusive_scan(policy, in, in + n, out); // warm-up
+
+  auto report = [](const char* what, std::vector<double> v) {
+    const percentiles p = of(v);
+    std::printf("  %-40s %7.0f %7.0f %7.0f\n", what, p.p10, p.p50, p.p90);
+  };
+  std::printf("\nround trip of a dependent ld.relaxed.gpu of an L2-resident word (ns per read, over groups of %d):\n"
+              "  %-40s %7s %7s %7s\n",
+              probe_stride, "while", "p10", "p50", "p90");
+  report("nothing else runs", round_trips(chain, stream, other, [] {}));
+  report("a device copy of 2^28 int32 streams", round_trips(chain, stream, other, [&] {
+           check(cudaMemcpyAsync(out, in, n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, stream), "copy");
+         }));
+  report("spscan scans 2^28 int32", round_trips(chain, stream, other, [&] {
+           spscan::inclusive_scan(policy, in, in + n, out);
+         }));
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(chain);
+  cudaStreamDestroy(other);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, depth, fold or shape
+  std::string only; // one section: trace, latency, depth, fold or shape
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -405,7 +500,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|depth|fold|shape]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|latency|depth|fold|shape]\n");
       return 2;
     }
   }
@@ -421,6 +516,10 @@ int main(int argc, char** argv)
     run_case<std::int32_t>("int32", 24, stream, csv_dir);
     run_case<std::int64_t>("int64", 28, stream, csv_dir);
     run_case<std::int8_t>("int8", 30, stream, csv_dir);
+  }
+  if (section("latency"))
+  {
+    latency_probe(stream);
   }
   if (section("depth"))
   {

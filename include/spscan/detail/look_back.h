@@ -82,15 +82,17 @@ SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op,
     {
       prefix = op(prefix, lanes.fold_from(w, from_lane, op));
     }
-    return;
   }
-#pragma unroll 8
-  for (int l = 0; l < look_back_window; ++l)
+  else
   {
-    const Accum v = lanes.value(w, l);
-    if (l >= from_lane)
+#pragma unroll 8
+    for (int l = 0; l < look_back_window; ++l)
     {
-      prefix = op(prefix, v);
+      const Accum v = lanes.value(w, l);
+      if (l >= from_lane)
+      {
+        prefix = op(prefix, v);
+      }
     }
   }
 }
