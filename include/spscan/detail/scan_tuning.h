@@ -35,6 +35,9 @@ constexpr int max3(int a, int b, int c)
 //    (0.80 / 0.81 with 512 x 16; 0.78 / 0.64 with 32 KiB tiles); no gain for 4-, 2- and 1-byte
 //    types (int32 0.75 / 0.74 with 256 x 64 / 512 x 32 against 0.75; int16 0.76 vs 0.75; int8
 //    0.70 vs 0.72).
+//  - v6 (bench/scan_timeline.cu): 160 bytes per thread at the same 5 CTAs per SM gave int32 2^28
+//    0.742 against 0.737-0.744 at 128 (144 bytes: 0.66); 272 bytes for 8-byte types 0.79 against
+//    0.83-0.84 at 256. Look-back depth 1 / 2 / 4 / 8 at int32 2^28: 0.744 / 0.746 / 0.730 / 0.711.
 template <class InputValue, class Accum, class OutputValue>
 struct scan_tuning
 {
