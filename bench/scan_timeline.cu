@@ -244,8 +244,9 @@ struct with_depth : Base
   static constexpr int look_back_depth = Depth;
 };
 
-template <class T, int Depth>
-double depth_ratio(int log2n, cudaStream_t stream)
+// A scan of 2^log2n elements with `Tuning` (spscan::detail::device_scan), against copy.
+template <class T, class Tuning>
+double tuned_ratio(int log2n, cudaStream_t stream)
 {
   const std::size_t n = std::size_t{1} << log2n;
   T *in = nullptr, *out = nullptr;
@@ -253,18 +254,23 @@ double depth_ratio(int log2n, cudaStream_t stream)
   check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
   fill<<<1024, 256, 0, stream>>>(in, n);
   check(cudaGetLastError(), "fill");
-  using tuning = with_depth<spscan::detail::scan_tuning<T, T, T>, Depth>;
-  single_block_allocator alloc((n / tuning::tile_items + 1) * 32 + (1 << 20));
-  auto policy     = thrust::cuda::par_nosync(alloc).on(stream);
-  const int reps  = log2n >= 24 ? 30 : 200;
+  single_block_allocator alloc((n / Tuning::tile_items + 1) * 32 + (1 << 20));
+  auto policy    = thrust::cuda::par_nosync(alloc).on(stream);
+  const int reps = log2n >= 24 ? 30 : 200;
   const double copy_ms =
     median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
   const double scan_ms = median_ms(stream, [&] {
-    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
+    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, Tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
   }, reps);
   cudaFree(in);
   cudaFree(out);
   return copy_ms / scan_ms;
+}
+
+template <class T, int Depth>
+double depth_ratio(int log2n, cudaStream_t stream)
+{
+  return tuned_ratio<T, with_depth<spscan::detail::scan_tuning<T, T, T>, Depth>>(log2n, stream);
 }
 
 template <class T>
@@ -356,24 +362,7 @@ struct tile_shape
 template <class T, int Bytes, int MinCtas>
 double shape_ratio(int log2n, cudaStream_t stream)
 {
-  const std::size_t n = std::size_t{1} << log2n;
-  T *in = nullptr, *out = nullptr;
-  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
-  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
-  fill<<<1024, 256, 0, stream>>>(in, n);
-  check(cudaGetLastError(), "fill");
-  using tuning = tile_shape<T, Bytes, MinCtas>;
-  single_block_allocator alloc((n / tuning::tile_items + 1) * 32 + (1 << 20));
-  auto policy    = thrust::cuda::par_nosync(alloc).on(stream);
-  const int reps = log2n >= 24 ? 30 : 200;
-  const double copy_ms =
-    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
-  const double scan_ms = median_ms(stream, [&] {
-    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
-  }, reps);
-  cudaFree(in);
-  cudaFree(out);
-  return copy_ms / scan_ms;
+  return tuned_ratio<T, tile_shape<T, Bytes, MinCtas>>(log2n, stream);
 }
 
 template <class T>
