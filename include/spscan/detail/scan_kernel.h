@@ -39,11 +39,11 @@ namespace spscan::detail
 enum trace_stage
 {
   trace_started, // thread 0 has the tile id
-  trace_staged, // warp 0's part of the tile is in shared memory
+  trace_staged, // warp 0's part of the tile is in shared memory (vector path only)
   trace_aggregate, // the tile's aggregate is known (published, in a scan of several tiles)
   trace_prefix_found, // the look-back warp has the tile's exclusive prefix
   trace_prefix_published, // the tile's inclusive prefix is published
-  trace_stored, // warp 0 has issued its stores
+  trace_stored, // warp 0 has issued its stores (vector path only)
 };
 
 enum class scan_kind
