@@ -381,6 +381,20 @@ void shape_sweep(const char* name, int log2n, cudaStream_t stream)
   }
 }
 
+// The cases every tuning sweep times: int32 at three sizes, then a large input of every other type.
+template <class Sweep>
+void for_sweep_cases(Sweep&& sweep)
+{
+  sweep(std::int32_t{}, "int32", 20);
+  sweep(std::int32_t{}, "int32", 24);
+  sweep(std::int32_t{}, "int32", 28);
+  sweep(float{}, "float", 28);
+  sweep(std::int64_t{}, "int64", 28);
+  sweep(double{}, "double", 28);
+  sweep(std::int16_t{}, "int16", 30);
+  sweep(std::int8_t{}, "int8", 30);
+}
+
 // Round trips of a look-back's kind of read: one thread chases a chain through L2-resident words
 // with ld.relaxed.gpu (each address depends on the last value, so reads never overlap), after
 // waiting `delay_ns` so that work launched just before it on another stream is streaming. Every
@@ -513,12 +527,7 @@ int main(int argc, char** argv)
   if (section("depth"))
   {
     std::printf("\nlook-back depth (windows of 32 tiles per read), scan against copy:\n");
-    depth_sweep<std::int32_t>("int32", 20, stream);
-    depth_sweep<std::int32_t>("int32", 24, stream);
-    depth_sweep<std::int32_t>("int32", 28, stream);
-    depth_sweep<float>("float", 28, stream);
-    depth_sweep<std::int64_t>("int64", 28, stream);
-    depth_sweep<std::int8_t>("int8", 30, stream);
+    for_sweep_cases([&](auto type, const char* name, int log2n) { depth_sweep<decltype(type)>(name, log2n, stream); });
   }
   if (section("fold"))
   {
@@ -536,14 +545,7 @@ int main(int argc, char** argv)
   if (section("shape"))
   {
     std::printf("\ntile shape (bytes of the element type per data thread), scan against copy:\n");
-    shape_sweep<std::int32_t>("int32", 20, stream);
-    shape_sweep<std::int32_t>("int32", 24, stream);
-    shape_sweep<std::int32_t>("int32", 28, stream);
-    shape_sweep<float>("float", 28, stream);
-    shape_sweep<std::int16_t>("int16", 30, stream);
-    shape_sweep<std::int8_t>("int8", 30, stream);
-    shape_sweep<std::int64_t>("int64", 28, stream);
-    shape_sweep<double>("double", 28, stream);
+    for_sweep_cases([&](auto type, const char* name, int log2n) { shape_sweep<decltype(type)>(name, log2n, stream); });
   }
   return 0;
 }
