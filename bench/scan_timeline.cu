@@ -101,6 +101,31 @@ __global__ void fill(T* out, std::size_t n)
   }
 }
 
+// An input of 2^log2n elements (filled by `fill`) and an output as large, freed at scope exit.
+template <class T>
+struct scan_buffers
+{
+  std::size_t n;
+  T* in  = nullptr;
+  T* out = nullptr;
+
+  scan_buffers(int log2n, cudaStream_t stream)
+      : n(std::size_t{1} << log2n)
+  {
+    check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+    fill<<<1024, 256, 0, stream>>>(in, n);
+    check(cudaGetLastError(), "fill");
+  }
+  ~scan_buffers()
+  {
+    cudaFree(in);
+    cudaFree(out);
+  }
+  scan_buffers(const scan_buffers&)            = delete;
+  scan_buffers& operator=(const scan_buffers&) = delete;
+};
+
 template <class Call>
 double median_ms(cudaStream_t stream, Call call, int reps)
 {
@@ -140,12 +165,10 @@ percentiles of(std::vector<double> v)
 template <class T>
 void run_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
 {
-  const std::size_t n = std::size_t{1} << log2n;
-  T *in = nullptr, *out = nullptr;
-  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
-  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
-  fill<<<1024, 256, 0, stream>>>(in, n);
-  check(cudaGetLastError(), "fill");
+  const scan_buffers<T> buffers(log2n, stream);
+  const std::size_t n = buffers.n;
+  T* const in         = buffers.in;
+  T* const out        = buffers.out;
 
   using tuning              = spscan::detail::scan_tuning<T, T, T>;
   const std::size_t tiles   = (n + tuning::tile_items - 1) / tuning::tile_items;
@@ -233,8 +256,6 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
     }
   }
   cudaFree(trace);
-  cudaFree(in);
-  cudaFree(out);
 }
 
 // The library's tuning with another look-back depth (windows per look-back read).
@@ -248,12 +269,10 @@ struct with_depth : Base
 template <class T, class Tuning>
 double tuned_ratio(int log2n, cudaStream_t stream)
 {
-  const std::size_t n = std::size_t{1} << log2n;
-  T *in = nullptr, *out = nullptr;
-  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
-  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
-  fill<<<1024, 256, 0, stream>>>(in, n);
-  check(cudaGetLastError(), "fill");
+  const scan_buffers<T> buffers(log2n, stream);
+  const std::size_t n = buffers.n;
+  T* const in         = buffers.in;
+  T* const out        = buffers.out;
   single_block_allocator alloc((n / Tuning::tile_items + 1) * 32 + (1 << 20));
   auto policy    = thrust::cuda::par_nosync(alloc).on(stream);
   const int reps = log2n >= 24 ? 30 : 200;
@@ -262,8 +281,6 @@ double tuned_ratio(int log2n, cudaStream_t stream)
   const double scan_ms = median_ms(stream, [&] {
     spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, Tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
   }, reps);
-  cudaFree(in);
-  cudaFree(out);
   return copy_ms / scan_ms;
 }
 
@@ -458,12 +475,10 @@ void latency_probe(cudaStream_t stream)
   cudaStream_t other;
   check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
 
-  const std::size_t n = std::size_t{1} << 28;
-  std::int32_t *in = nullptr, *out = nullptr;
-  check(cudaMalloc(&in, n * sizeof(std::int32_t)), "cudaMalloc");
-  check(cudaMalloc(&out, n * sizeof(std::int32_t)), "cudaMalloc");
-  fill<<<1024, 256, 0, stream>>>(in, n);
-  check(cudaGetLastError(), "fill");
+  const scan_buffers<std::int32_t> buffers(28, stream);
+  const std::size_t n     = buffers.n;
+  std::int32_t* const in  = buffers.in;
+  std::int32_t* const out = buffers.out;
   single_block_allocator alloc((n / 8192 + 1) * 32 + (1 << 20));
   auto policy = thrust::cuda::par_nosync(alloc).on(stream);
   spscan::inclusive_scan(policy, in, in + n, out); // warm-up
@@ -482,8 +497,6 @@ void latency_probe(cudaStream_t stream)
   report("spscan scans 2^28 int32", round_trips(chain, stream, other, [&] {
            spscan::inclusive_scan(policy, in, in + n, out);
          }));
-  cudaFree(in);
-  cudaFree(out);
   cudaFree(chain);
   cudaStreamDestroy(other);
 }
