@@ -74,6 +74,13 @@ public:
   {
     check(cudaMalloc(&block_, bytes), "cudaMalloc");
   }
+  ~single_block_allocator()
+  {
+    cudaFree(block_);
+  }
+  single_block_allocator(const single_block_allocator&)            = delete;
+  single_block_allocator& operator=(const single_block_allocator&) = delete;
+
   char* allocate(std::ptrdiff_t bytes)
   {
     if (static_cast<std::size_t>(bytes) > bytes_)
