@@ -1,7 +1,17 @@
-// Shared macros and the library version.
+// Shared macros, the library version, and the toolchains spscan supports.
 #pragma once
 
-#include <thrust/detail/config.h>
+#include <thrust/version.h>
+
+// Supported: CCCL 2.8 to 3.x (Thrust's version is CCCL's) with nvcc 12 or 13. The README lists the
+// combinations that are built and tested. Stop here, with a message, rather than deep inside a
+// template that an older CCCL lacks.
+#if THRUST_VERSION < 200800 || THRUST_VERSION >= 400000
+#  error "spscan supports CCCL (Thrust/CUB) 2.8 to 3.x; this CCCL's THRUST_VERSION is outside that range. Put a supported CCCL's include directory first on the include path."
+#endif
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 12
+#  error "spscan needs nvcc 12 or newer (C++17 with CCCL 2.8 or newer)."
+#endif
 
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>

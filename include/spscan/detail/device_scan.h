@@ -8,8 +8,6 @@
 #include <spscan/detail/scan_tuning.h>
 #include <spscan/detail/thrust_bridge.h>
 
-#include <thrust/type_traits/unwrap_contiguous_iterator.h>
-
 #include <atomic>
 #include <cstdint>
 
@@ -58,12 +56,21 @@ bool allows_vector_access(const Iterator& it)
   }
 }
 
-// Scans `count` elements (negative counts are empty ranges, as in Thrust) and returns
-// result + count. Contiguous iterators (device_ptr, vector iterators) are unwrapped to raw
-// pointers, so they share the kernels of raw pointers and can use vectorized accesses.
-// `Tuning` (threads, items per thread) defaults to scan_tuning for the types involved; tests and
-// the ablation bench may pass another.
-template <scan_kind Kind, class Accum, class Tuning = void, class Derived, class InputIt, class Size, class OutputIt, class Op>
+// The kernel's parameters for a scan of InputIt into OutputIt in the shape `Tuning`. Contiguous
+// iterators (device_ptr, vector iterators) are unwrapped to raw pointers, so they share the
+// kernels of raw pointers and can use vectorized accesses.
+template <scan_kind Kind, class Accum, class Tuning, class InputIt, class OutputIt, class Op>
+using scan_params_for =
+  scan_params<unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind, Tuning>;
+
+// Shared memory a CTA of that kernel takes (dynamic, sized at launch).
+template <class Params>
+constexpr std::size_t scan_shared_bytes = sizeof(typename scan_tile<Params>::shared_storage);
+
+// Scans `count` elements (negative counts are empty ranges, as in Thrust) in the tile shape
+// `Tuning` and returns result + count. route.h chooses the shape; tests and the ablation bench
+// may pass their own.
+template <scan_kind Kind, class Accum, class Tuning, class Derived, class InputIt, class Size, class OutputIt, class Op>
 OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
@@ -71,19 +78,16 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
   {
     auto in  = thrust::try_unwrap_contiguous_iterator(first);
     auto out = thrust::try_unwrap_contiguous_iterator(result);
-    using tuning = ::cuda::std::conditional_t<::cuda::std::is_void_v<Tuning>,
-                                              scan_tuning<value_of<decltype(in)>, Accum, value_of<decltype(out)>>,
-                                              Tuning>;
-    using params = scan_params<decltype(in), decltype(out), Accum, Op, Kind, tuning>;
+    using params = scan_params_for<Kind, Accum, Tuning, InputIt, OutputIt, Op>;
     using state  = typename params::state;
 
-    params p{in, out, n, (n + tuning::tile_items - 1) / tuning::tile_items, op, init, state{}, nullptr,
+    params p{in, out, n, (n + Tuning::tile_items - 1) / Tuning::tile_items, op, init, state{}, nullptr,
              allows_vector_access(in), allows_vector_access(out)};
     const cudaStream_t stream = stream_of(policy);
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
     cudaGetLastError();
-    constexpr std::size_t shared_bytes = sizeof(typename scan_tile<params>::shared_storage);
+    constexpr std::size_t shared_bytes = scan_shared_bytes<params>;
     constexpr unsigned cta_threads     = scan_tile<params>::cta_threads;
     prepare_kernel(scan_kernel<params>, shared_bytes);
     if (p.tiles == 1)

@@ -13,11 +13,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/thrust_bridge.h>
 
-#include <thrust/detail/allocator_aware_execution_policy.h>
-#include <thrust/detail/execute_with_allocator.h>
 #include <thrust/pair.h>
-#include <thrust/system/cuda/detail/par.h>
-#include <thrust/system/cuda/detail/temporary_buffer.h>
 
 #include <cuda/std/cstddef>
 #include <cuda/std/type_traits>
@@ -29,7 +25,7 @@ namespace spscan::detail::scan_routing
 // policy is what makes spscan's scan overloads (which take this type) better matches than the
 // CUDA backend's (which take thrust::cuda_cub::execution_policy<Derived>).
 template <class Derived>
-struct execution_policy : thrust::cuda_cub::execution_policy<Derived>
+struct execution_policy : cuda_policy<Derived>
 {};
 
 // A policy bound to a stream. `Synchronizes` is false for the par_nosync family: calls may
@@ -40,14 +36,14 @@ class stream_policy : public execution_policy<Derived>
 {
 public:
   _CCCL_EXEC_CHECK_DISABLE
-  SPSCAN_HOST_DEVICE stream_policy(cudaStream_t stream = thrust::cuda_cub::default_stream())
+  SPSCAN_HOST_DEVICE stream_policy(cudaStream_t stream = default_stream())
       : stream_(stream)
   {}
 
   // The same policy, allocator included, on another stream.
-  THRUST_RUNTIME_FUNCTION Derived on(const cudaStream_t& stream) const
+  __host__ Derived on(const cudaStream_t& stream) const
   {
-    Derived moved                               = thrust::detail::derived_cast(*this);
+    Derived moved                               = static_cast<const Derived&>(*this);
     static_cast<stream_policy&>(moved).stream_ = stream;
     return moved;
   }
@@ -67,7 +63,7 @@ private:
   }
 };
 
-// One-parameter names, as thrust::detail::allocator_aware_execution_policy expects them.
+// One-parameter names, as allocator_aware_policy (Thrust's mix-in) expects them.
 template <class Derived>
 using synchronizing_stream_policy = stream_policy<Derived, true>;
 
@@ -85,9 +81,9 @@ struct on_stream : stream_policy<on_stream<Synchronizes>, Synchronizes>
 // `alloc` (by reference for an lvalue, as Thrust does).
 struct par_t
     : execution_policy<par_t>
-    , thrust::detail::allocator_aware_execution_policy<synchronizing_stream_policy>
+    , allocator_aware_policy<synchronizing_stream_policy>
 {
-  THRUST_RUNTIME_FUNCTION on_stream<true> on(const cudaStream_t& stream) const
+  __host__ on_stream<true> on(const cudaStream_t& stream) const
   {
     return on_stream<true>(stream);
   }
@@ -96,9 +92,9 @@ struct par_t
 // spscan::par_nosync: the default stream, no synchronization that correctness does not need.
 struct par_nosync_t
     : execution_policy<par_nosync_t>
-    , thrust::detail::allocator_aware_execution_policy<nonsynchronizing_stream_policy>
+    , allocator_aware_policy<nonsynchronizing_stream_policy>
 {
-  THRUST_RUNTIME_FUNCTION on_stream<false> on(const cudaStream_t& stream) const
+  __host__ on_stream<false> on(const cudaStream_t& stream) const
   {
     return on_stream<false>(stream);
   }
@@ -113,33 +109,29 @@ private:
 // Without an allocator, Thrust's par_nosync and par_nosync.on(s) allocate temporary storage
 // stream-ordered (cudaMallocAsync / cudaFreeAsync on their stream) instead of through
 // cudaMalloc / cudaFree, which would synchronize. spscan's nosync policies hand each request to
-// Thrust's own implementation for the corresponding Thrust policy, so the two cannot drift.
+// Thrust's own implementation (thrust_bridge.h), so the two cannot drift.
 template <class T>
 thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(par_nosync_t&, ::cuda::std::ptrdiff_t n)
 {
-  thrust::cuda_cub::par_nosync_t thrust_policy;
-  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+  return stream_ordered_buffer<T>(default_stream(), n);
 }
 
 template <class Pointer>
 void return_temporary_buffer(par_nosync_t&, Pointer p, ::cuda::std::ptrdiff_t n)
 {
-  thrust::cuda_cub::par_nosync_t thrust_policy;
-  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+  return_stream_ordered_buffer(default_stream(), p, n);
 }
 
 template <class T>
 thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(on_stream<false>& policy, ::cuda::std::ptrdiff_t n)
 {
-  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(detail::stream_of(policy));
-  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+  return stream_ordered_buffer<T>(stream_of(policy), n);
 }
 
 template <class Pointer>
 void return_temporary_buffer(on_stream<false>& policy, Pointer p, ::cuda::std::ptrdiff_t n)
 {
-  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(detail::stream_of(policy));
-  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+  return_stream_ordered_buffer(stream_of(policy), p, n);
 }
 
 } // namespace spscan::detail::scan_routing

@@ -1,22 +1,24 @@
-// The one place that decides where a scan runs: spscan's kernel, or Thrust's own implementation
-// called with exactly the caller's arguments.
+// The one place that decides where a call runs.
 //
-// spscan's kernel serves a call when
-//   - the execution policy is a CUDA one (thrust::device, thrust::cuda::par[_nosync][(alloc)]
-//     [.on(s)], the CUDA system tag of device iterators, or a policy derived from these), and
-//   - it is called from host code, and
-//   - the accumulator type is one the kernel holds in registers and shared memory: trivially
-//     copy-constructible and destructible, default-constructible, copy-assignable, and at most
-//     `max_kernel_accumulator_bytes` bytes.
-// Everything else (host/cpp/omp/tbb policies, host iterators, calls from device code, larger or
-// non-trivial accumulators) runs Thrust's implementation.
+//  1. Who serves it (at compile time): Thrust's own dispatch, unchanged, except that where it would
+//     run Thrust's CUDA backend, spscan's algorithm runs instead. A user's overload for their
+//     policy or retagged system wins exactly as it wins in Thrust; host, cpp, omp and tbb policies,
+//     host iterators and every other system run Thrust. spscan's own policies (spscan::par...)
+//     always run spscan's algorithm.
+//  2. Within spscan's algorithm: its kernel when the call is made from host code and the
+//     accumulator is one the kernel holds in registers and shared memory (trivially
+//     copy-constructible and destructible, default-constructible, copy-assignable, at most
+//     `max_kernel_accumulator_bytes` bytes); otherwise Thrust's CUDA backend with the caller's
+//     arguments (which, in device code, scans sequentially, as Thrust does).
+//  3. At run time: the tile shape the current device can launch (kernel_shape.h).
 #pragma once
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/device_scan.h>
+#include <spscan/detail/kernel_shape.h>
+#include <spscan/detail/par_policy.h>
 #include <spscan/detail/thrust_bridge.h>
 
-#include <thrust/detail/execution_policy.h>
 #include <thrust/distance.h>
 #include <thrust/execution_policy.h>
 
@@ -31,19 +33,20 @@ namespace spscan::detail
 
 constexpr std::size_t max_kernel_accumulator_bytes = 32;
 
-template <class Derived>
-constexpr bool is_cuda_policy = ::cuda::std::is_base_of_v<cuda_policy<Derived>, Derived>;
-
 template <class Accum>
 constexpr bool kernel_accepts =
   !::cuda::std::is_reference_v<Accum> && ::cuda::std::is_trivially_copy_constructible_v<Accum>
   && ::cuda::std::is_trivially_destructible_v<Accum> && ::cuda::std::is_default_constructible_v<Accum>
   && ::cuda::std::is_copy_assignable_v<Accum> && sizeof(Accum) <= max_kernel_accumulator_bytes;
 
+// Whether spscan's kernel serves a call that reaches spscan's algorithm with this policy and
+// accumulator (from host code).
 template <class Derived, class Accum>
 constexpr bool runs_on_kernel = is_cuda_policy<Derived> && kernel_accepts<Accum>;
 
-// How many host calls took each route, so that tests can observe the routing itself.
+// How many host calls took each route (the kernel, or any Thrust implementation: its CUDA
+// backend, a host system, a user's overload), so that tests can observe the routing itself. Each
+// call counts once.
 struct route_counters
 {
   std::atomic<unsigned long long> kernel{0};
@@ -54,6 +57,33 @@ inline route_counters& route_stats()
 {
   static route_counters counters;
   return counters;
+}
+
+inline void count_route(std::atomic<unsigned long long> route_counters::* route)
+{
+  (route_stats().*route).fetch_add(1, std::memory_order_relaxed);
+}
+
+// Runs `Algorithm` as `thrust::<algorithm>(policy, args...)` would run, with spscan's algorithm
+// (`Algorithm::run`) in place of Thrust's CUDA backend. `Algorithm` names Thrust's entry point
+// (`thrust_entry`) and the probe of its dispatch (`thrust_target`, thrust_bridge.h).
+_CCCL_EXEC_CHECK_DISABLE
+template <class Algorithm, class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) dispatch(Derived& policy, Args&... args)
+{
+  if constexpr (is_spscan_policy<Derived>)
+  {
+    return Algorithm::run(policy, args...);
+  }
+  else if constexpr (thrust_reaches_cuda_backend<Algorithm::template thrust_target, Derived, Args...>)
+  {
+    return Algorithm::run(policy, args...);
+  }
+  else
+  {
+    NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
+    return Algorithm::thrust_entry(policy, args...);
+  }
 }
 
 // Marks "no initial value" for inclusive scans without init.
@@ -73,52 +103,49 @@ Accum initial_accumulator(const Init& init)
   }
 }
 
-// Runs the scan of [first, last) on spscan's kernel where it can serve; otherwise calls
-// `thrust_scan(policy)`, which calls the Thrust algorithm the user asked for, with the user's
-// arguments and the given policy. It is instantiated only for the policies it is called with:
-// the caller's own where the kernel cannot serve it, and thrust::seq in device code (what
-// Thrust's CUDA backend runs there).
+// Scans [first, last) on spscan's kernel, in the tile shape the current device can launch, and
+// returns result + n.
+template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init>
+OutputIt scan_on_kernel(cuda_policy<Derived>& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init)
+{
+  using shapes   = kernel_shapes<Kind, Accum, InputIt, OutputIt, Op>;
+  const auto n   = thrust::distance(first, last);
+  const Accum a0 = initial_accumulator<Accum>(init);
+  if constexpr (shapes::has_reduced)
+  {
+    if (choose_kernel_shape<shapes>(current_device_limits()) == kernel_shape::reduced)
+    {
+      return device_scan<Kind, Accum, typename shapes::reduced>(policy, first, n, result, op, a0);
+    }
+  }
+  return device_scan<Kind, Accum, typename shapes::primary>(policy, first, n, result, op, a0);
+}
+
+// spscan's algorithm for a scan: its kernel where it serves the call (2. above), else
+// `thrust_backend()`, Thrust's CUDA backend called with the caller's arguments.
 _CCCL_EXEC_CHECK_DISABLE
-template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init, class ThrustScan>
+template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init, class ThrustBackend>
 SPSCAN_HOST_DEVICE OutputIt scan_or_fallback(
-  const thrust::detail::execution_policy_base<Derived>& exec,
-  InputIt first,
-  InputIt last,
-  OutputIt result,
-  Op op,
-  const Init& init,
-  ThrustScan thrust_scan)
+  Derived& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init, ThrustBackend thrust_backend)
 {
   if constexpr (runs_on_kernel<Derived, Accum>)
   {
-    auto& policy = thrust::detail::derived_cast(thrust::detail::strip_const(exec));
 #if defined(__CUDA_ARCH__)
     if (false)
     { // The device pass must see the host-side launch, or it would compile no kernel.
-      device_scan<Kind, Accum>(policy, first, thrust::distance(first, last), result, op, initial_accumulator<Accum>(init));
+      scan_on_kernel<Kind, Accum>(policy, first, last, result, op, init);
     }
 #endif
     NV_IF_TARGET(NV_IS_HOST,
-                 (route_stats().kernel.fetch_add(1, std::memory_order_relaxed);
-                  return device_scan<Kind, Accum>(
-                    policy, first, thrust::distance(first, last), result, op, initial_accumulator<Accum>(init));),
-                 (return thrust_scan(thrust::seq);));
+                 (count_route(&route_counters::kernel); //
+                  return scan_on_kernel<Kind, Accum>(policy, first, last, result, op, init);),
+                 (return thrust_backend();));
   }
   else
   {
-    NV_IF_TARGET(NV_IS_HOST, (route_stats().thrust.fetch_add(1, std::memory_order_relaxed);));
-    return thrust_scan(exec);
+    NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
+    return thrust_backend();
   }
-}
-
-// Calls `call(system)` with the system Thrust selects for a call without a policy.
-template <class InputIt, class OutputIt, class Call>
-decltype(auto) with_iterator_system(Call&& call)
-{
-  using thrust::system::detail::generic::select_system;
-  typename thrust::iterator_system<InputIt>::type input_system;
-  typename thrust::iterator_system<OutputIt>::type output_system;
-  return call(select_system(input_system, output_system));
 }
 
 } // namespace spscan::detail

@@ -38,17 +38,33 @@ constexpr int max3(int a, int b, int c)
 //  - v6 (bench/scan_timeline.cu): 160 bytes per thread at the same 5 CTAs per SM gave int32 2^28
 //    0.742 against 0.737-0.744 at 128 (144 bytes: 0.66); 272 bytes for 8-byte types 0.79 against
 //    0.83-0.84 at 256. Look-back depth 1 / 2 / 4 / 8 at int32 2^28: 0.744 / 0.746 / 0.730 / 0.711.
-template <class InputValue, class Accum, class OutputValue>
-struct scan_tuning
+template <int Widest, int BytesPerThread, int MinCtasPerSm>
+struct tile_shape
 {
   static constexpr int threads          = 256;
-  static constexpr int widest           = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
-  static constexpr int bytes_per_thread = widest == 8 ? 256 : 128;
+  static constexpr int widest           = Widest;
+  static constexpr int bytes_per_thread = BytesPerThread;
   static constexpr int items            = bytes_per_thread / widest > 0 ? bytes_per_thread / widest : 1;
   static constexpr int tile_items       = threads * items;
   static constexpr int look_back_depth  = 2;
-  static constexpr int min_ctas_per_sm  = widest == 8 ? 3 : 5;
+  static constexpr int min_ctas_per_sm  = MinCtasPerSm;
 };
+
+template <class InputValue, class Accum, class OutputValue>
+constexpr int widest_of = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
+
+template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
+struct scan_tuning : tile_shape<Widest, Widest == 8 ? 256 : 128, Widest == 8 ? 3 : 5>
+{};
+
+// The shape for a GPU that grants a block less shared memory than scan_tuning's tile needs
+// (kernel_shape.h): 128 bytes per thread whatever the type, so that the tile fits the 48 KiB every
+// CUDA GPU grants (for 8-byte types: 32 KiB tiles, 4 CTAs per SM, v4's shape, int64 2^28 0.78 of
+// copy speed on an H200 where the 64 KiB tile gives 0.84). Only 8-byte types ever need it: sm_75
+// grants 64 KiB per block, their 64 KiB tile needs about 66 KiB.
+template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
+struct reduced_scan_tuning : tile_shape<Widest, 128, Widest == 8 ? 4 : 5>
+{};
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
 // registers on one SM), else 1.

@@ -1,22 +1,84 @@
-// What the scan's host side takes from Thrust's CUDA backend: the policy's stream, temporary
-// storage through the policy's allocator, Thrust's optional synchronization and Thrust's error
-// type. (The policy types and the overloads name Thrust's policy base classes as well; see
-// par_policy.h and par.inl.)
+// Everything spscan takes from Thrust's internals, in one file: when a CCCL version changes them,
+// this is the file to read. The rest of spscan uses Thrust's public API (its algorithms, iterators,
+// functional objects and execution policies) and the names defined here.
+//
+//  - policies: the base classes Thrust's entry points and its CUDA backend take, the cast Thrust
+//    applies before it dispatches, the allocator-aware policy mix-in of `par(alloc)`;
+//  - a call's host side: the policy's stream, temporary storage through the policy's allocator,
+//    Thrust's optional synchronization and its error type;
+//  - dispatch: the system Thrust selects for iterators, and whether Thrust's own dispatch of a
+//    call would reach its CUDA backend (where spscan runs instead) or another overload (a user's
+//    overload for their policy or system, a host system), which spscan then leaves to Thrust;
+//  - the CUDA backend's entry points, for the calls spscan's kernel cannot serve.
 #pragma once
 
 #include <spscan/detail/config.h>
 
+#include <thrust/detail/allocator_aware_execution_policy.h>
+#include <thrust/detail/execute_with_allocator.h>
 #include <thrust/detail/temporary_array.h>
+#include <thrust/execution_policy.h>
+#include <thrust/pair.h>
 #include <thrust/system/cuda/detail/execution_policy.h>
+#include <thrust/system/cuda/detail/par.h>
+#include <thrust/system/cuda/detail/scan.h>
+#include <thrust/system/cuda/detail/temporary_buffer.h>
+#include <thrust/system/cuda/detail/transform_scan.h>
 #include <thrust/system/cuda/detail/util.h>
+#include <thrust/system/detail/generic/scan.h>
+#include <thrust/system/detail/generic/select_system.h>
+#include <thrust/system/detail/generic/transform_scan.h>
+
+// thrust::try_unwrap_contiguous_iterator (public API) moved to a header of its own in CCCL 3.0.
+#if __has_include(<thrust/type_traits/unwrap_contiguous_iterator.h>)
+#  include <thrust/type_traits/unwrap_contiguous_iterator.h>
+#else
+#  include <thrust/type_traits/is_contiguous_iterator.h>
+#endif
+
+#include <cuda/std/cstddef>
+#include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 #include <cstdint>
 
 namespace spscan::detail
 {
 
+// ------------------------------------------------------------------------------------------------
+// Policies
+
+// What Thrust's entry points take: every execution policy derives from it.
+template <class Derived>
+using policy_base = thrust::detail::execution_policy_base<Derived>;
+
+// What Thrust's CUDA backend takes: thrust::device, thrust::cuda::par[_nosync][(alloc)][.on(s)],
+// the CUDA system of device iterators, spscan::par and every policy derived from these.
 template <class Derived>
 using cuda_policy = thrust::cuda_cub::execution_policy<Derived>;
+
+template <class Derived>
+constexpr bool is_cuda_policy = ::cuda::std::is_base_of_v<cuda_policy<Derived>, Derived>;
+
+// The policy as Thrust's entry points pass it on: the most derived type, not const.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived>
+SPSCAN_HOST_DEVICE Derived& derived_policy(const policy_base<Derived>& exec)
+{
+  return thrust::detail::derived_cast(thrust::detail::strip_const(exec));
+}
+
+// The mix-in that gives a policy `policy(alloc)`, as thrust::cuda::par has it.
+template <template <class> class StreamPolicy>
+using allocator_aware_policy = thrust::detail::allocator_aware_execution_policy<StreamPolicy>;
+
+inline cudaStream_t default_stream()
+{
+  return thrust::cuda_cub::default_stream();
+}
+
+// ------------------------------------------------------------------------------------------------
+// A call's host side
 
 template <class Derived>
 cudaStream_t stream_of(cuda_policy<Derived>& policy)
@@ -25,7 +87,8 @@ cudaStream_t stream_of(cuda_policy<Derived>& policy)
 }
 
 // Device bytes owned for the duration of one call, taken from (and returned to) the policy's
-// allocator: a caching allocator attached with `par(alloc)` sees every byte spscan uses.
+// allocator through Thrust's get_temporary_buffer / return_temporary_buffer customization points:
+// a caching allocator attached with `par(alloc)`, or a policy's own overloads, sees every byte.
 template <class Derived>
 using temporary_bytes = thrust::detail::temporary_array<std::uint8_t, Derived>;
 
@@ -41,5 +104,146 @@ void finish_call(cuda_policy<Derived>& policy, const char* what)
 {
   throw_if_failed(thrust::cuda_cub::synchronize_optional(policy), what);
 }
+
+// Stream-ordered temporary storage (cudaMallocAsync / cudaFreeAsync), Thrust's own implementation
+// for thrust::cuda::par_nosync.on(stream).
+template <class T>
+thrust::pair<T*, ::cuda::std::ptrdiff_t> stream_ordered_buffer(cudaStream_t stream, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(stream);
+  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+}
+
+template <class Pointer>
+void return_stream_ordered_buffer(cudaStream_t stream, Pointer p, ::cuda::std::ptrdiff_t n)
+{
+  thrust::cuda_cub::execute_on_stream_nosync thrust_policy(stream);
+  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+}
+
+// What thrust::try_unwrap_contiguous_iterator makes of an iterator: the raw pointer behind a
+// contiguous one (device_ptr, a device_vector's iterator), else the iterator itself.
+template <class Iterator>
+using unwrapped_iterator = thrust::try_unwrap_contiguous_iterator_t<Iterator>;
+
+// ------------------------------------------------------------------------------------------------
+// Dispatch
+
+// The system Thrust selects for a call without a policy.
+template <class InputIt, class OutputIt>
+using iterator_system = ::cuda::std::remove_cvref_t<decltype(thrust::system::detail::generic::select_system(
+  ::cuda::std::declval<typename thrust::iterator_system<InputIt>::type&>(),
+  ::cuda::std::declval<typename thrust::iterator_system<OutputIt>::type&>()))>;
+
+// Which overload Thrust's dispatch reaches. A Thrust entry point calls the algorithm unqualified,
+// with the derived policy first and Thrust's generic implementation in scope, so argument-dependent
+// lookup adds the CUDA backend's overloads and those of the user's namespaces, and the best match
+// runs. The probe makes the same call with one more candidate per CUDA backend overload: a twin,
+// with the same parameters in another namespace. Where the CUDA backend's overload is the best
+// match, its twin ties with it and the call is ambiguous; where anything else is better (a user's
+// overload for their policy or system, spscan's own for spscan::par), that one is chosen and the
+// call is well-formed. So "ambiguous" means exactly "Thrust would run its CUDA backend". The twins
+// are declarations only, never called. They spell the CUDA backend's parameter types exactly as it
+// does: nvcc ranks a parameter written through an alias template (cuda_policy<D>&) as more
+// specialized, which would break the tie. The CUDA backend's signatures are the same in every
+// supported CCCL version; tests/dispatch_test.cu checks that Thrust's own policies still tie.
+namespace thrust_dispatch
+{
+
+struct cuda_backend_twin
+{};
+
+template <class D, class I, class O>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O);
+template <class D, class I, class O, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, Op);
+template <class D, class I, class O, class T, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, T, Op);
+
+template <class D, class I, class O>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O);
+template <class D, class I, class O, class T>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, T);
+template <class D, class I, class O, class T, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, T, Op);
+
+template <class D, class I, class O, class F, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin transform_inclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, F, Op);
+template <class D, class I, class O, class F, class T, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin transform_inclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, F, T, Op);
+
+template <class D, class I, class O, class F, class T, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin transform_exclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, F, T, Op);
+
+using thrust::system::detail::generic::exclusive_scan;
+using thrust::system::detail::generic::inclusive_scan;
+using thrust::system::detail::generic::transform_exclusive_scan;
+using thrust::system::detail::generic::transform_inclusive_scan;
+
+
+
+// The overload Thrust's dispatch resolves to, for the policy and the arguments (as lvalues, as
+// Thrust's entry points pass them). Ill-formed (ambiguous) where it is the CUDA backend's.
+template <class P, class... A>
+using inclusive_scan_target = decltype(inclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using exclusive_scan_target = decltype(exclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using transform_inclusive_scan_target =
+  decltype(transform_inclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using transform_exclusive_scan_target =
+  decltype(transform_exclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+
+template <class Void, template <class...> class Target, class... Args>
+struct resolves_elsewhere : ::cuda::std::false_type
+{};
+template <template <class...> class Target, class... Args>
+struct resolves_elsewhere<::cuda::std::void_t<Target<Args...>>, Target, Args...> : ::cuda::std::true_type
+{};
+
+} // namespace thrust_dispatch
+
+// True where Thrust's dispatch of `algorithm(policy, args...)` runs its CUDA backend: the policy
+// is a CUDA one and no other overload (a user's, spscan's) is a better match. `Target` is one of
+// the thrust_dispatch::*_target templates above.
+template <template <class...> class Target, class Policy, class... Args>
+constexpr bool thrust_reaches_cuda_backend =
+  is_cuda_policy<Policy> && !thrust_dispatch::resolves_elsewhere<void, Target, Policy, Args...>::value;
+
+// The CUDA backend's entry points, called with the policy seen as a CUDA one (a qualified call:
+// it never comes back to spscan through argument-dependent lookup).
+namespace thrust_cuda_backend
+{
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto inclusive_scan(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::inclusive_scan(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto exclusive_scan(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::exclusive_scan(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto transform_inclusive_scan(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::transform_inclusive_scan(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto transform_exclusive_scan(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::transform_exclusive_scan(policy, args...);
+}
+
+} // namespace thrust_cuda_backend
 
 } // namespace spscan::detail

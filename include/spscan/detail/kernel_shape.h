@@ -1,0 +1,88 @@
+// Which tile shape a scan's kernel launches with, chosen at run time from the device's limits.
+//
+// A tile lives in shared memory (tile_io.h). scan_tuning's shape for 8-byte types needs about
+// 66 KiB per block, which most GPUs grant (sm_70: 96 KiB, sm_80: 163 KiB, sm_90: 227 KiB) and some
+// do not (sm_75: 64 KiB). There a call runs the reduced shape (scan_tuning.h), built to fit the
+// 48 KiB every CUDA GPU grants, so no call has to fail or leave spscan for lack of shared memory.
+// The shape is part of the association of a floating-point scan, so such a GPU gives other bits
+// than one that runs the primary shape (README, Reproducibility).
+#pragma once
+
+#include <spscan/detail/accumulator.h>
+#include <spscan/detail/config.h>
+#include <spscan/detail/device_scan.h>
+#include <spscan/detail/scan_tuning.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <atomic>
+#include <cstddef>
+
+namespace spscan::detail
+{
+
+// What a device grants one block.
+struct device_limits
+{
+  std::size_t shared_bytes_per_block; // the most shared memory a kernel may opt in to
+};
+
+// Every CUDA GPU grants a block 48 KiB of shared memory.
+constexpr std::size_t guaranteed_shared_bytes = 48 * 1024;
+
+// The current device's limits, read once per device.
+inline device_limits current_device_limits()
+{
+  constexpr int max_devices = 64;
+  static std::atomic<std::size_t> known[max_devices]; // 0: not read yet
+  int device = 0;
+  throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
+  if (device < max_devices)
+  {
+    if (const std::size_t bytes = known[device].load(std::memory_order_relaxed))
+    {
+      return {bytes};
+    }
+  }
+  int bytes = 0;
+  throw_if_failed(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                  "spscan: reading the device's shared memory per block failed");
+  if (device < max_devices)
+  {
+    known[device].store(static_cast<std::size_t>(bytes), std::memory_order_relaxed);
+  }
+  return {static_cast<std::size_t>(bytes)};
+}
+
+enum class kernel_shape
+{
+  primary, // scan_tuning: the measured best
+  reduced, // reduced_scan_tuning: fits every GPU
+};
+
+// The two shapes of the kernel for one kind of call, and the shared memory each takes.
+template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op>
+struct kernel_shapes
+{
+  using input_value  = value_of<unwrapped_iterator<InputIt>>;
+  using output_value = value_of<unwrapped_iterator<OutputIt>>;
+  using primary      = scan_tuning<input_value, Accum, output_value>;
+  using reduced      = reduced_scan_tuning<input_value, Accum, output_value>;
+
+  static constexpr std::size_t primary_bytes = scan_shared_bytes<scan_params_for<Kind, Accum, primary, InputIt, OutputIt, Op>>;
+  static constexpr std::size_t reduced_bytes = scan_shared_bytes<scan_params_for<Kind, Accum, reduced, InputIt, OutputIt, Op>>;
+
+  // Only a primary shape that some GPU may not grant has a reduced one (and a second kernel).
+  static constexpr bool has_reduced = primary_bytes > guaranteed_shared_bytes;
+  static_assert(!has_reduced || reduced_bytes <= guaranteed_shared_bytes,
+                "spscan: the reduced tile shape must fit the shared memory every GPU grants");
+};
+
+// The shape a device with `limits` launches.
+template <class Shapes>
+constexpr kernel_shape choose_kernel_shape(device_limits limits)
+{
+  return !Shapes::has_reduced || Shapes::primary_bytes <= limits.shared_bytes_per_block ? kernel_shape::primary
+                                                                                         : kernel_shape::reduced;
+}
+
+} // namespace spscan::detail
