@@ -1,8 +1,9 @@
 // scan_timeline: where a scan's time goes, tile by tile.
 //
 // Every CTA of one scan records, with the GPU's global timer, when its tile reaches each stage
-// of the kernel (scan_kernel.h: started, staged, aggregate known, prefix found by the look-back
-// warp, prefix published, stored), and on which SM it ran. From that the program prints, per
+// (engine/driver.h and programs/scan_program.h: started, staged, aggregate known, prefix found by
+// the look-back warp, prefix published, stored), and on which SM it ran, through the trace hook a
+// tuning may name (engine/tuning.h). From that the program prints, per
 // case, the distribution of each stage's duration and the two parts of the wait for the prefix:
 //   order wait   how long after its own aggregate a tile had to wait for the last of its
 //                predecessors' aggregates (no look-back, however fast, can publish earlier), and
@@ -16,10 +17,24 @@
 //
 // Usage: scan_timeline [--csv-dir DIR]   (DIR gets one CSV per case: tile, sm, the six times in ns)
 
+#include <spscan/detail/programs/scan_program.h>
+#include <spscan/scan.h>
+
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <vector>
 
-// The hook must exist before spscan's kernel is compiled.
+namespace
+{
+
 __device__ unsigned long long* timeline_trace = nullptr; // [tile][8]: six stages, -, SM
 
 __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
@@ -38,22 +53,23 @@ __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
     }
   }
 }
-#define SPSCAN_DETAIL_TRACE(tile, stage) timeline_record((tile), (stage))
 
-#include <spscan/scan.h>
-
-#include <thrust/system/cuda/execution_policy.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstring>
-#include <cstdlib>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace
+// The driver's trace hook (engine/tuning.h: a tuning's `trace`): records each stage of a tile.
+struct timeline_hook
 {
+  __device__ static void record(std::size_t tile, spscan::detail::trace_stage stage)
+  {
+    timeline_record(tile, stage);
+  }
+};
+
+// The library's tuning with the trace hook; tracing is off while timeline_trace is null.
+template <class Base>
+struct traced : Base
+{
+  using trace = timeline_hook;
+};
+
 
 void check(cudaError_t status, const char* what)
 {
@@ -177,11 +193,13 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
   T* const in         = buffers.in;
   T* const out        = buffers.out;
 
-  using tuning              = spscan::detail::scan_tuning<T, T, T>;
+  using tuning              = traced<spscan::detail::scan_tuning<T, T, T>>;
   const std::size_t tiles   = (n + tuning::tile_items - 1) / tuning::tile_items;
   single_block_allocator alloc(tiles * 32 + (1 << 20));
   auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
-  auto scan                 = [&] { spscan::inclusive_scan(policy, in, in + n, out); };
+  auto scan                 = [&] {
+    spscan::detail::device_scan<spscan::detail::scan_kind::inclusive, T, tuning>(policy, in, n, out, thrust::plus<T>{}, T{});
+  };
   const int reps            = log2n >= 24 ? 30 : 200;
 
   unsigned long long* trace = nullptr;

@@ -31,6 +31,8 @@ while (($#)); do
 done
 
 source scripts/env.sh
+[[ -z $native_build ]] || native_build=$(cd "$native_build" && pwd)
+mkdir -p "$root/build/compat"
 toolchains="$root/build/toolchains"
 scripts/install-compat-toolchains.sh "$toolchains" || exit 1
 
@@ -46,17 +48,20 @@ xml_count() { # xml_count <attribute> <file>: the first `attribute="N"` in the f
 # run_configuration <name> <build dir> <nvcc> <CCCL include dir or ""> <library dir or ""> [build]
 run_configuration() {
   local name=$1 dir=$2 nvcc=$3 cccl=$4 libdir=$5 build=${6:-build}
-  local log="$dir.log"
+  local log="$root/build/compat/$name.log"
   echo "== compat: $name ($nvcc${cccl:+, CCCL from $cccl}) -> $log"
   local ok=1
   if [[ $build == build ]]; then
     local options=(-DCMAKE_BUILD_TYPE=Release -DSPSCAN_BUILD_EXAMPLES=OFF -DSPSCAN_BUILD_BENCH=OFF
       -DCMAKE_CUDA_COMPILER="$nvcc")
-    [[ -n $cccl ]] && options+=("-DCMAKE_CUDA_FLAGS=-isystem $cccl")
-    [[ -n $libdir ]] && options+=(-DCMAKE_CUDA_RUNTIME_LIBRARY=Shared)
+    # -I, not -isystem: the toolkit's own include directory is a -I one, searched before every
+    # -isystem one, and it holds an older <nv/target>.
+    [[ -n $cccl ]] && options+=("-DCMAKE_CUDA_FLAGS=-I$cccl")
     {
       cmake -S "$root" -B "$dir" -G Ninja "${options[@]}" && cmake --build "$dir" --parallel "$jobs" -- -k 0
     } > "$log" 2>&1 || ok=0
+  else
+    : > "$log"
   fi
   local junit="$dir/compat-junit.xml"
   rm -f "$junit"

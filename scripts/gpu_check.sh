@@ -10,7 +10,8 @@
 #
 # Output goes to $OUT (default ./out), flat, seven files at most:
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
-#   bench.log (benchmark output, then the plot script's)  bench.csv  bench.png  summary.txt
+#   bench.log (scan_bench's output, the plot script's, then scan_by_key_bench's table)  bench.csv
+#   bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
 # test, every sanitizer run and the benchmark succeeded; 1 otherwise. Sanitizer runs that time out
 # or are not started for lack of time are listed under "problems", and a failed plot (no
@@ -207,6 +208,21 @@ phase_bench() {
   python3 "$root/bench/plot_results.py" "$bench_csv" "$bench_png" >> "$bench_log" 2>&1
   local plot_rc=$?
   echo "## plot exit status $plot_rc" >> "$bench_log"
+  # The by-key scans against CUB's and Thrust's (its table goes into bench.log).
+  local by_key="$build/bench/scan_by_key_bench"
+  local by_key_rc=0
+  if [ -x "$by_key" ]; then
+    local by_key_limit=$(($(remaining) - $(reserve_after_bench)))
+    ((by_key_limit > 180)) && by_key_limit=180
+    ((by_key_limit < 30)) && by_key_limit=30
+    note "by-key benchmark (at most ${by_key_limit}s) -> $bench_log"
+    echo "## $by_key" >> "$bench_log"
+    timeout -k 10 "$by_key_limit" "$by_key" > "$work/by_key.stdout" 2>&1
+    by_key_rc=$?
+    cat "$work/by_key.stdout" >> "$bench_log"
+    echo "## by-key exit status $by_key_rc" >> "$bench_log"
+    ((by_key_rc != 0)) && rc=$by_key_rc
+  fi
   if ((rc != 0)); then
     bench_status="FAILED (exit status $rc$( ((rc == 124)) && echo ': timed out'))"
     overall_ok=0
@@ -229,6 +245,7 @@ bench_summary_lines() {
   else
     tail -n 15 "$stdout"
   fi
+  [ -s "$work/by_key.stdout" ] && grep -i '^summary' "$work/by_key.stdout"
 }
 
 # ------------------------------------------------------------------------------------------------

@@ -77,6 +77,11 @@ if [[ ! -f $dest/cuda-12.4/.installed ]]; then
   rm -rf "$root/include/__init__.py" "$root/include/__pycache__"
   cp "$wheel_runtime/lib/libcudart.so.12" "$root/lib64/"
   ln -sfn libcudart.so.12 "$root/lib64/libcudart.so"
+  # PyPI has the shared runtime only. nvcc's (and CMake's compiler checks') default link line names
+  # the static one and the device runtime: a linker script forwards the first to the shared
+  # runtime, and an empty archive stands for the second (needed only for relocatable device code).
+  echo 'INPUT(libcudart.so.12)' > "$root/lib64/libcudart_static.a"
+  ar rc "$root/lib64/libcudadevrt.a"
   # Where nvcc finds its parts, relative to its own folder.
   cat > "$root/bin/nvcc.profile" << 'PROFILE'
 TOP                = $(_HERE_)/..

@@ -1,4 +1,5 @@
-// spscan dispatches as Thrust dispatches. A program that derives its own execution policy, or
+// spscan dispatches as Thrust dispatches, for every scan and by-key scan. A program that derives
+// its own execution policy, or
 // retags its iterators to a system of its own, and overloads a scan for it, gets its overload from
 // spscan::<scan>(...) exactly where thrust::<scan>(...) would call it: the policy object itself
 // (no copy), every form and arity, placeholder arguments that only the overload receives. Every
@@ -48,6 +49,13 @@ enum form
   transform_inclusive,
   transform_inclusive_init,
   transform_exclusive,
+  inclusive_by_key_4, // inclusive_scan_by_key(keys, keys_last, values, result)
+  inclusive_by_key_pred,
+  inclusive_by_key_pred_op,
+  exclusive_by_key_4,
+  exclusive_by_key_init,
+  exclusive_by_key_init_pred,
+  exclusive_by_key_init_pred_op,
   form_count,
 };
 
@@ -127,6 +135,49 @@ Out transform_exclusive_scan(audited& policy, In, In, Out result, F, T, Op)
   return result;
 }
 
+template <class K, class V, class Out>
+Out inclusive_scan_by_key(audited& policy, K, K, V, Out result)
+{
+  policy.record(inclusive_by_key_4);
+  return result;
+}
+template <class K, class V, class Out, class P>
+Out inclusive_scan_by_key(audited& policy, K, K, V, Out result, P)
+{
+  policy.record(inclusive_by_key_pred);
+  return result;
+}
+template <class K, class V, class Out, class P, class Op>
+Out inclusive_scan_by_key(audited& policy, K, K, V, Out result, P, Op)
+{
+  policy.record(inclusive_by_key_pred_op);
+  return result;
+}
+template <class K, class V, class Out>
+Out exclusive_scan_by_key(audited& policy, K, K, V, Out result)
+{
+  policy.record(exclusive_by_key_4);
+  return result;
+}
+template <class K, class V, class Out, class T>
+Out exclusive_scan_by_key(audited& policy, K, K, V, Out result, T)
+{
+  policy.record(exclusive_by_key_init);
+  return result;
+}
+template <class K, class V, class Out, class T, class P>
+Out exclusive_scan_by_key(audited& policy, K, K, V, Out result, T, P)
+{
+  policy.record(exclusive_by_key_init_pred);
+  return result;
+}
+template <class K, class V, class Out, class T, class P, class Op>
+Out exclusive_scan_by_key(audited& policy, K, K, V, Out result, T, P, Op)
+{
+  policy.record(exclusive_by_key_init_pred_op);
+  return result;
+}
+
 // A system of the program's own for retagged iterators, taken by value (Thrust's retag pattern).
 struct own_tag : thrust::device_execution_policy<own_tag>
 {};
@@ -185,6 +236,48 @@ template <class In, class Out, class F, class T, class Op>
 Out transform_exclusive_scan(own_tag, In, In, Out result, F, T, Op)
 {
   ++own_tag_calls[transform_exclusive];
+  return result;
+}
+template <class K, class V, class Out>
+Out inclusive_scan_by_key(own_tag, K, K, V, Out result)
+{
+  ++own_tag_calls[inclusive_by_key_4];
+  return result;
+}
+template <class K, class V, class Out, class P>
+Out inclusive_scan_by_key(own_tag, K, K, V, Out result, P)
+{
+  ++own_tag_calls[inclusive_by_key_pred];
+  return result;
+}
+template <class K, class V, class Out, class P, class Op>
+Out inclusive_scan_by_key(own_tag, K, K, V, Out result, P, Op)
+{
+  ++own_tag_calls[inclusive_by_key_pred_op];
+  return result;
+}
+template <class K, class V, class Out>
+Out exclusive_scan_by_key(own_tag, K, K, V, Out result)
+{
+  ++own_tag_calls[exclusive_by_key_4];
+  return result;
+}
+template <class K, class V, class Out, class T>
+Out exclusive_scan_by_key(own_tag, K, K, V, Out result, T)
+{
+  ++own_tag_calls[exclusive_by_key_init];
+  return result;
+}
+template <class K, class V, class Out, class T, class P>
+Out exclusive_scan_by_key(own_tag, K, K, V, Out result, T, P)
+{
+  ++own_tag_calls[exclusive_by_key_init_pred];
+  return result;
+}
+template <class K, class V, class Out, class T, class P, class Op>
+Out exclusive_scan_by_key(own_tag, K, K, V, Out result, T, P, Op)
+{
+  ++own_tag_calls[exclusive_by_key_init_pred_op];
   return result;
 }
 
@@ -275,7 +368,14 @@ const char* const form_names[form_count] = {
   "exclusive_scan(first, last, result, init, op)",
   "transform_inclusive_scan(first, last, result, unary_op, op)",
   "transform_inclusive_scan(first, last, result, unary_op, init, op)",
-  "transform_exclusive_scan(first, last, result, unary_op, init, op)"};
+  "transform_exclusive_scan(first, last, result, unary_op, init, op)",
+  "inclusive_scan_by_key(keys, keys_last, values, result)",
+  "inclusive_scan_by_key(keys, keys_last, values, result, pred)",
+  "inclusive_scan_by_key(keys, keys_last, values, result, pred, op)",
+  "exclusive_scan_by_key(keys, keys_last, values, result)",
+  "exclusive_scan_by_key(keys, keys_last, values, result, init)",
+  "exclusive_scan_by_key(keys, keys_last, values, result, init, pred)",
+  "exclusive_scan_by_key(keys, keys_last, values, result, init, pred, op)"};
 
 // Calls spscan's form `f` with the given policy (or, for `no_policy`, none) and placeholder ops
 // and inits (the int 0), as Thrust's dispatch tests do: only a user's overload can take them.
@@ -295,12 +395,39 @@ Out call_spscan_with_placeholders(Policy& policy, form f, In first, In last, Out
       return scan(policy, first, last, result, trailing...);
     }
   };
+  // By key: the keys are [first, last), the values start at first too.
+  auto call_by_key = [&](auto scan, auto... trailing) {
+    if constexpr (std::is_same_v<Policy, no_policy>)
+    {
+      return scan(first, last, first, result, trailing...);
+    }
+    else
+    {
+      return scan(policy, first, last, first, result, trailing...);
+    }
+  };
   auto inclusive           = [](auto&&... a) { return spscan::inclusive_scan(a...); };
   auto exclusive           = [](auto&&... a) { return spscan::exclusive_scan(a...); };
   auto transform_inclusive = [](auto&&... a) { return spscan::transform_inclusive_scan(a...); };
   auto transform_exclusive = [](auto&&... a) { return spscan::transform_exclusive_scan(a...); };
+  auto inclusive_by_key    = [](auto&&... a) { return spscan::inclusive_scan_by_key(a...); };
+  auto exclusive_by_key    = [](auto&&... a) { return spscan::exclusive_scan_by_key(a...); };
   switch (f)
   {
+    case user_code::inclusive_by_key_4:
+      return call_by_key(inclusive_by_key);
+    case user_code::inclusive_by_key_pred:
+      return call_by_key(inclusive_by_key, 0);
+    case user_code::inclusive_by_key_pred_op:
+      return call_by_key(inclusive_by_key, 0, 0);
+    case user_code::exclusive_by_key_4:
+      return call_by_key(exclusive_by_key);
+    case user_code::exclusive_by_key_init:
+      return call_by_key(exclusive_by_key, 0);
+    case user_code::exclusive_by_key_init_pred:
+      return call_by_key(exclusive_by_key, 0, 0);
+    case user_code::exclusive_by_key_init_pred_op:
+      return call_by_key(exclusive_by_key, 0, 0, 0);
     case user_code::inclusive_3:
       return call(inclusive);
     case user_code::inclusive_op:
@@ -345,9 +472,24 @@ int* call_spscan(Policy& policy, form f, int* first, int* last, int* result)
     case user_code::transform_inclusive_init:
       return spscan::transform_inclusive_scan(
         policy, first, last, result, thrust::negate<int>{}, 5, thrust::plus<int>{});
-    default:
+    case user_code::transform_exclusive:
       return spscan::transform_exclusive_scan(
         policy, first, last, result, thrust::negate<int>{}, 5, thrust::plus<int>{});
+    case user_code::inclusive_by_key_4:
+      return spscan::inclusive_scan_by_key(policy, first, last, first, result);
+    case user_code::inclusive_by_key_pred:
+      return spscan::inclusive_scan_by_key(policy, first, last, first, result, thrust::equal_to<int>{});
+    case user_code::inclusive_by_key_pred_op:
+      return spscan::inclusive_scan_by_key(policy, first, last, first, result, thrust::equal_to<int>{}, thrust::maximum<int>{});
+    case user_code::exclusive_by_key_4:
+      return spscan::exclusive_scan_by_key(policy, first, last, first, result);
+    case user_code::exclusive_by_key_init:
+      return spscan::exclusive_scan_by_key(policy, first, last, first, result, 5);
+    case user_code::exclusive_by_key_init_pred:
+      return spscan::exclusive_scan_by_key(policy, first, last, first, result, 5, thrust::equal_to<int>{});
+    default:
+      return spscan::exclusive_scan_by_key(
+        policy, first, last, first, result, 5, thrust::equal_to<int>{}, thrust::maximum<int>{});
   }
 }
 
@@ -383,6 +525,7 @@ constexpr bool every_scan_form_reaches_cuda_backend()
   using O = int*;
   using op = thrust::plus<int>;
   using f  = thrust::negate<int>;
+  using eq = thrust::equal_to<int>;
   return thrust_reaches_cuda_backend<probe::inclusive_scan_target, P, I, I, O>
       && thrust_reaches_cuda_backend<probe::inclusive_scan_target, P, I, I, O, op>
       && thrust_reaches_cuda_backend<probe::inclusive_scan_target, P, I, I, O, int, op>
@@ -391,7 +534,14 @@ constexpr bool every_scan_form_reaches_cuda_backend()
       && thrust_reaches_cuda_backend<probe::exclusive_scan_target, P, I, I, O, int, op>
       && thrust_reaches_cuda_backend<probe::transform_inclusive_scan_target, P, I, I, O, f, op>
       && thrust_reaches_cuda_backend<probe::transform_inclusive_scan_target, P, I, I, O, f, int, op>
-      && thrust_reaches_cuda_backend<probe::transform_exclusive_scan_target, P, I, I, O, f, int, op>;
+      && thrust_reaches_cuda_backend<probe::transform_exclusive_scan_target, P, I, I, O, f, int, op>
+      && thrust_reaches_cuda_backend<probe::inclusive_scan_by_key_target, P, I, I, I, O>
+      && thrust_reaches_cuda_backend<probe::inclusive_scan_by_key_target, P, I, I, I, O, eq>
+      && thrust_reaches_cuda_backend<probe::inclusive_scan_by_key_target, P, I, I, I, O, eq, op>
+      && thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O>
+      && thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O, int>
+      && thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O, int, eq>
+      && thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O, int, eq, op>;
 }
 
 template <class Policy>
@@ -408,7 +558,11 @@ constexpr bool no_scan_form_reaches_cuda_backend()
       && !thrust_reaches_cuda_backend<probe::exclusive_scan_target, P, I, I, O, int, int>
       && !thrust_reaches_cuda_backend<probe::transform_inclusive_scan_target, P, I, I, O, int, int>
       && !thrust_reaches_cuda_backend<probe::transform_inclusive_scan_target, P, I, I, O, int, int, int>
-      && !thrust_reaches_cuda_backend<probe::transform_exclusive_scan_target, P, I, I, O, int, int, int>;
+      && !thrust_reaches_cuda_backend<probe::transform_exclusive_scan_target, P, I, I, O, int, int, int>
+      && !thrust_reaches_cuda_backend<probe::inclusive_scan_by_key_target, P, I, I, I, O>
+      && !thrust_reaches_cuda_backend<probe::inclusive_scan_by_key_target, P, I, I, I, O, int, int>
+      && !thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O>
+      && !thrust_reaches_cuda_backend<probe::exclusive_scan_by_key_target, P, I, I, I, O, int, int, int>;
 }
 
 template <class Policy>
@@ -626,8 +780,29 @@ std::vector<int> expected_form(form f, const std::vector<int>& in)
       return reference_inclusive<int>(negated, plus);
     case user_code::transform_inclusive_init:
       return reference_inclusive<int>(negated, 5, plus);
-    default:
+    case user_code::transform_exclusive:
       return reference_exclusive<int>(negated, 5, plus);
+    default:
+      break;
+  }
+  // By key, with the input as keys and as values.
+  using spscan_test::reference_exclusive_by_key;
+  using spscan_test::reference_inclusive_by_key;
+  const thrust::equal_to<int> equal;
+  switch (f)
+  {
+    case user_code::inclusive_by_key_4:
+    case user_code::inclusive_by_key_pred:
+      return reference_inclusive_by_key<int>(in, in, equal, plus);
+    case user_code::inclusive_by_key_pred_op:
+      return reference_inclusive_by_key<int>(in, in, equal, maximum);
+    case user_code::exclusive_by_key_4:
+      return reference_exclusive_by_key<int>(in, in, 0, equal, plus);
+    case user_code::exclusive_by_key_init:
+    case user_code::exclusive_by_key_init_pred:
+      return reference_exclusive_by_key<int>(in, in, 5, equal, plus);
+    default:
+      return reference_exclusive_by_key<int>(in, in, 5, equal, maximum);
   }
 }
 

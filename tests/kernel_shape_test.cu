@@ -3,7 +3,8 @@
 // (sm_75: 64 KiB, against about 66 KiB for 8-byte types) gets the reduced shape instead of an
 // error; the reduced shape fits what every GPU grants. On the CPU the choice is made against
 // faked limits; on the GPU against the real ones, and the reduced shape's results are checked.
-#include <spscan/detail/kernel_shape.h>
+#include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/programs/scan_program.h>
 #include <spscan/scan.h>
 
 #include <thrust/device_vector.h>
@@ -25,19 +26,19 @@ using spscan::detail::choose_kernel_shape;
 using spscan::detail::device_limits;
 using spscan::detail::guaranteed_shared_bytes;
 using spscan::detail::kernel_shape;
-using spscan::detail::kernel_shapes;
 using spscan::detail::scan_kind;
+using spscan::detail::scan_shapes;
 
 template <class T, class In = const T*, class Out = T*>
-using inclusive_shapes = kernel_shapes<scan_kind::inclusive, T, In, Out, thrust::plus<T>>;
+using inclusive_shapes = scan_shapes<scan_kind::inclusive, T, In, Out, thrust::plus<T>>;
 
 using int64_shapes          = inclusive_shapes<std::int64_t>;
 using double_shapes         = inclusive_shapes<double>;
-using int64_vector_shapes   = kernel_shapes<scan_kind::exclusive,
-                                            std::int64_t,
-                                            thrust::device_vector<std::int64_t>::iterator,
-                                            thrust::device_vector<std::int64_t>::iterator,
-                                            thrust::plus<std::int64_t>>;
+using int64_vector_shapes   = scan_shapes<scan_kind::exclusive,
+                                          std::int64_t,
+                                          thrust::device_vector<std::int64_t>::iterator,
+                                          thrust::device_vector<std::int64_t>::iterator,
+                                          thrust::plus<std::int64_t>>;
 using int64_counting_shapes = inclusive_shapes<std::int64_t, thrust::counting_iterator<std::int64_t>>;
 using int32_shapes          = inclusive_shapes<std::int32_t>;
 using int8_shapes           = inclusive_shapes<std::int8_t>;
@@ -106,12 +107,12 @@ void expect_reduced_shape_exact(std::size_t n, T init)
   thrust::device_vector<T> in     = spscan_test::to_device(host_input);
   thrust::device_vector<T> out(n);
   spscan_test::poison(out);
-  using shapes = kernel_shapes<Kind, T, const T*, T*, thrust::plus<T>>;
+  using shapes = scan_shapes<Kind, T, const T*, T*, thrust::plus<T>>;
   static_assert(shapes::has_reduced);
   const T* first = thrust::raw_pointer_cast(in.data());
   T* result      = thrust::raw_pointer_cast(out.data());
   auto policy    = thrust::cuda::par;
-  T* const returned = spscan::detail::device_scan<Kind, T, typename shapes::reduced>(
+  T* const returned = spscan::detail::device_scan<Kind, T, typename shapes::reduced::tuning>(
     policy, first, static_cast<std::ptrdiff_t>(n), result, thrust::plus<T>{}, init);
   EXPECT_EQ(returned, result + n);
   const std::vector<T> expected = Kind == scan_kind::exclusive
@@ -123,7 +124,7 @@ void expect_reduced_shape_exact(std::size_t n, T init)
 TEST(KernelShapeOnGpu, TheReducedShapeScansExactly)
 {
   SPSCAN_REQUIRE_GPU();
-  using reduced = int64_shapes::reduced;
+  using reduced = int64_shapes::reduced::tuning;
   const std::size_t tile = reduced::tile_items;
   for (const std::size_t n : {std::size_t{1}, tile - 1, tile, tile + 1, 37 * tile + 5, std::size_t{1} << 22})
   {

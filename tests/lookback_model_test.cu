@@ -1,6 +1,6 @@
 // The decoupled look-back protocol, proved on host threads (no GPU needed).
 //
-// Host threads play tiles exactly as a CTA of scan_kernel.h does in its step 4 (tile 0 publishes
+// Host threads play tiles exactly as a CTA of the driver (engine/driver.h) does (tile 0 publishes
 // P at once; any other tile publishes A = its aggregate, runs exclusive_prefix_of, publishes
 // P = op(prefix, A)), over the library's own packed_tile_state / split_tile_state and its own
 // exclusive_prefix_of, with host_lanes standing in for the warp. The timing is adversarial: tile
@@ -19,8 +19,8 @@
 // A schedule that does not finish by its deadline is reported as hung (with its description),
 // and a look-back that reads a window it never should is reported as a protocol violation:
 // neither is left to stall the test run.
-#include <spscan/detail/look_back.h>
-#include <spscan/detail/tile_state.h>
+#include <spscan/detail/engine/look_back.h>
+#include <spscan/detail/engine/tile_state.h>
 
 #include <support/data.h>
 #include <support/host_lanes.h>
@@ -903,7 +903,7 @@ schedule_outcome run_schedule(const schedule_plan& plan,
   schedule_watch watch(plan.deadline);
   start_gate gate;
 
-  // One tile, as a CTA of scan_kernel plays it (step 4 of scan_tile::run).
+  // One tile, as a CTA plays it (engine/driver.h: tile_context::exchange).
   auto play_tile = [&](std::size_t tile, pacer& pace) {
     pace.tile_work();
     if (static_cast<long long>(tile) == plan.held_tile)

@@ -4,12 +4,13 @@
 //   thrust::inclusive_scan(thrust::device, first, last, result);   // Thrust's scan
 //   thrust::inclusive_scan(spscan::par,    first, last, result);   // spscan's scan
 //
-// With these policies, every overload of thrust::inclusive_scan, thrust::exclusive_scan,
-// thrust::transform_inclusive_scan and thrust::transform_exclusive_scan behaves exactly like
-// spscan's function of the same name (<spscan/scan.h>): spscan's kernel where it can serve the
-// call, Thrust's CUDA implementation where it cannot, same results and return value.
-// Every other Thrust algorithm (sort, reduce, transform, copy_if, the scan_by_key family...)
-// runs Thrust's CUDA implementation unchanged: the policies derive from Thrust's CUDA policy.
+// With these policies, every overload of thrust::inclusive_scan, exclusive_scan,
+// transform_inclusive_scan, transform_exclusive_scan, inclusive_scan_by_key and
+// exclusive_scan_by_key behaves exactly like spscan's function of the same name (<spscan/scan.h>,
+// <spscan/transform_scan.h>): spscan's kernel where it can serve the call, Thrust's CUDA
+// implementation where it cannot, same results and return value. Every other Thrust algorithm
+// (sort, reduce, transform, copy_if...) runs Thrust's CUDA implementation unchanged: the policies
+// derive from Thrust's CUDA policy.
 // One exception: Thrust builds thrust::shuffle and thrust::shuffle_copy on a
 // thrust::inclusive_scan with the caller's policy, so their scan runs on spscan (same results).
 //

@@ -105,4 +105,58 @@ std::vector<Accum> reference_exclusive(const std::vector<T>& in, Accum init, Op 
   return out;
 }
 
+// By-key references: a segment starts at i == 0 and wherever pred(key[i-1], key[i]) is false.
+template <class Accum, class K, class T, class Pred, class Op>
+std::vector<Accum> reference_inclusive_by_key(const std::vector<K>& keys, const std::vector<T>& values, Pred pred, Op op)
+{
+  std::vector<Accum> out;
+  out.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+  {
+    const bool head = i == 0 || !pred(keys[i - 1], keys[i]);
+    out.push_back(head ? static_cast<Accum>(values[i]) : static_cast<Accum>(op(out.back(), static_cast<Accum>(values[i]))));
+  }
+  return out;
+}
+
+template <class Accum, class K, class T, class Pred, class Op>
+std::vector<Accum>
+reference_exclusive_by_key(const std::vector<K>& keys, const std::vector<T>& values, Accum init, Pred pred, Op op)
+{
+  std::vector<Accum> out;
+  out.reserve(values.size());
+  Accum running = init;
+  for (std::size_t i = 0; i < values.size(); ++i)
+  {
+    if (i != 0 && !pred(keys[i - 1], keys[i]))
+    {
+      running = init;
+    }
+    out.push_back(running);
+    running = static_cast<Accum>(op(running, static_cast<Accum>(values[i])));
+  }
+  return out;
+}
+
+// Keys whose runs of equal neighbours (segments) have random lengths of about `mean`: each key
+// starts a new run with probability 1/mean. Keys repeat across runs (run k has key k % 7), as
+// users' keys do; only neighbours decide segments.
+template <class K>
+std::vector<K> random_segment_keys(std::size_t n, double mean, std::uint64_t seed)
+{
+  std::mt19937_64 engine(seed ^ 0x5eed);
+  std::bernoulli_distribution starts(mean <= 1 ? 1.0 : 1.0 / mean);
+  std::vector<K> keys(n);
+  long long run = 0;
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    if (i != 0 && starts(engine))
+    {
+      ++run;
+    }
+    keys[i] = static_cast<K>(run % 7);
+  }
+  return keys;
+}
+
 } // namespace spscan_test

@@ -14,8 +14,8 @@
 // paths its schedules exercised.
 #pragma once
 
-#include <spscan/detail/look_back.h>
-#include <spscan/detail/tile_state.h>
+#include <spscan/detail/engine/look_back.h>
+#include <spscan/detail/engine/tile_state.h>
 
 #include <cstdint>
 #include <numeric>

@@ -37,4 +37,22 @@ using transformed_value = ::cuda::std::remove_cvref_t<::cuda::std::invoke_result
 template <class InputIt, class UnaryOp, class Value>
 using transformed_input = thrust::transform_iterator<UnaryOp, InputIt, Value, Value>;
 
+// Marks "no initial value" (inclusive scans without init).
+struct no_init
+{};
+
+// The initial value in the accumulator type (a value-initialized one where there is none).
+template <class Accum, class Init>
+Accum initial_accumulator(const Init& init)
+{
+  if constexpr (::cuda::std::is_same_v<Init, no_init>)
+  {
+    return Accum{};
+  }
+  else
+  {
+    return static_cast<Accum>(init);
+  }
+}
+
 } // namespace spscan::detail

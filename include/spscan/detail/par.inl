@@ -8,6 +8,7 @@
 #include <spscan/detail/par_policy.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/scan.inl>
+#include <spscan/detail/scan_by_key.inl>
 #include <spscan/detail/transform_scan.inl>
 
 namespace spscan::detail::scan_routing
@@ -39,6 +40,20 @@ template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE decltype(auto) transform_exclusive_scan(execution_policy<Derived>& policy, Args... args)
 {
   return dispatch<transform_exclusive_scan_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) inclusive_scan_by_key(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<inclusive_scan_by_key_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) exclusive_scan_by_key(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<exclusive_scan_by_key_algorithm>(static_cast<Derived&>(policy), args...);
 }
 
 } // namespace spscan::detail::scan_routing

@@ -10,16 +10,13 @@
 //     copy-constructible and destructible, default-constructible, copy-assignable, at most
 //     `max_kernel_accumulator_bytes` bytes); otherwise Thrust's CUDA backend with the caller's
 //     arguments (which, in device code, scans sequentially, as Thrust does).
-//  3. At run time: the tile shape the current device can launch (kernel_shape.h).
+//  3. At run time: the tile shape the current device can launch (engine/kernel_shape.h).
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/device_scan.h>
-#include <spscan/detail/kernel_shape.h>
 #include <spscan/detail/par_policy.h>
 #include <spscan/detail/thrust_bridge.h>
 
-#include <thrust/distance.h>
 #include <thrust/execution_policy.h>
 
 #include <cuda/std/type_traits>
@@ -86,59 +83,23 @@ SPSCAN_HOST_DEVICE decltype(auto) dispatch(Derived& policy, Args&... args)
   }
 }
 
-// Marks "no initial value" for inclusive scans without init.
-struct no_init
-{};
-
-template <class Accum, class Init>
-Accum initial_accumulator(const Init& init)
-{
-  if constexpr (::cuda::std::is_same_v<Init, no_init>)
-  {
-    return Accum{};
-  }
-  else
-  {
-    return static_cast<Accum>(init);
-  }
-}
-
-// Scans [first, last) on spscan's kernel, in the tile shape the current device can launch, and
-// returns result + n.
-template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init>
-OutputIt scan_on_kernel(cuda_policy<Derived>& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init)
-{
-  using shapes   = kernel_shapes<Kind, Accum, InputIt, OutputIt, Op>;
-  const auto n   = thrust::distance(first, last);
-  const Accum a0 = initial_accumulator<Accum>(init);
-  if constexpr (shapes::has_reduced)
-  {
-    if (choose_kernel_shape<shapes>(current_device_limits()) == kernel_shape::reduced)
-    {
-      return device_scan<Kind, Accum, typename shapes::reduced>(policy, first, n, result, op, a0);
-    }
-  }
-  return device_scan<Kind, Accum, typename shapes::primary>(policy, first, n, result, op, a0);
-}
-
-// spscan's algorithm for a scan: its kernel where it serves the call (2. above), else
-// `thrust_backend()`, Thrust's CUDA backend called with the caller's arguments.
+// spscan's algorithm: `Kernel::launch(args...)` (host code, the kernel) where `KernelServes` (2.
+// above), else `thrust_backend()`, Thrust's CUDA backend called with the caller's arguments.
 _CCCL_EXEC_CHECK_DISABLE
-template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init, class ThrustBackend>
-SPSCAN_HOST_DEVICE OutputIt scan_or_fallback(
-  Derived& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init, ThrustBackend thrust_backend)
+template <class Kernel, bool KernelServes, class ThrustBackend, class... Args>
+SPSCAN_HOST_DEVICE auto kernel_or_thrust_backend(ThrustBackend thrust_backend, Args&&... args)
 {
-  if constexpr (runs_on_kernel<Derived, Accum>)
+  if constexpr (KernelServes)
   {
 #if defined(__CUDA_ARCH__)
     if (false)
     { // The device pass must see the host-side launch, or it would compile no kernel.
-      scan_on_kernel<Kind, Accum>(policy, first, last, result, op, init);
+      Kernel::launch(args...);
     }
 #endif
     NV_IF_TARGET(NV_IS_HOST,
                  (count_route(&route_counters::kernel); //
-                  return scan_on_kernel<Kind, Accum>(policy, first, last, result, op, init);),
+                  return Kernel::launch(args...);),
                  (return thrust_backend();));
   }
   else

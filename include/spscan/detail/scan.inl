@@ -4,15 +4,39 @@
 #pragma once
 
 #include <spscan/detail/accumulator.h>
+#include <spscan/detail/programs/scan_program.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/thrust_bridge.h>
 
+#include <thrust/distance.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/scan.h>
 
 namespace spscan::detail
 {
+
+// A scan's kernel route (route.h): the scan program in the shape the device can launch.
+template <scan_kind Kind, class Accum>
+struct scan_on_kernel
+{
+  template <class Derived, class InputIt, class OutputIt, class Op, class Init>
+  static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init)
+  {
+    return scan_on_device<Kind, Accum>(
+      policy, first, thrust::distance(first, last), result, op, initial_accumulator<Accum>(init));
+  }
+};
+
+// Every scan form ends here: spscan's kernel where it serves the call, else `thrust_backend()`.
+_CCCL_EXEC_CHECK_DISABLE
+template <scan_kind Kind, class Accum, class Derived, class InputIt, class OutputIt, class Op, class Init, class ThrustBackend>
+SPSCAN_HOST_DEVICE OutputIt scan_or_fallback(
+  Derived& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init, ThrustBackend thrust_backend)
+{
+  return kernel_or_thrust_backend<scan_on_kernel<Kind, Accum>, runs_on_kernel<Derived, Accum>>(
+    thrust_backend, policy, first, last, result, op, init);
+}
 
 // inclusive_scan where Thrust would run its CUDA backend. Accumulator: the input's value type, or
 // with init what op(init, value) returns (accumulator.h).

@@ -20,17 +20,21 @@
 #include <thrust/execution_policy.h>
 #include <thrust/pair.h>
 #include <thrust/system/cuda/detail/execution_policy.h>
-#include <thrust/system/cuda/detail/par.h>
 #include <thrust/system/cuda/detail/scan.h>
+#include <thrust/system/cuda/detail/scan_by_key.h>
 #include <thrust/system/cuda/detail/temporary_buffer.h>
 #include <thrust/system/cuda/detail/transform_scan.h>
 #include <thrust/system/cuda/detail/util.h>
 #include <thrust/system/detail/generic/scan.h>
+#include <thrust/system/detail/generic/scan_by_key.h>
 #include <thrust/system/detail/generic/select_system.h>
 #include <thrust/system/detail/generic/transform_scan.h>
 
+#include <thrust/system/cuda/execution_policy.h>
+
 // thrust::try_unwrap_contiguous_iterator (public API) moved to a header of its own in CCCL 3.0.
-#if __has_include(<thrust/type_traits/unwrap_contiguous_iterator.h>)
+// Decided by version, not __has_include: another CCCL's headers may be further down the path.
+#if THRUST_VERSION >= 300000
 #  include <thrust/type_traits/unwrap_contiguous_iterator.h>
 #else
 #  include <thrust/type_traits/is_contiguous_iterator.h>
@@ -129,11 +133,10 @@ using unwrapped_iterator = thrust::try_unwrap_contiguous_iterator_t<Iterator>;
 // ------------------------------------------------------------------------------------------------
 // Dispatch
 
-// The system Thrust selects for a call without a policy.
-template <class InputIt, class OutputIt>
+// The system Thrust selects for a call without a policy, from its iterators' systems.
+template <class... Iterators>
 using iterator_system = ::cuda::std::remove_cvref_t<decltype(thrust::system::detail::generic::select_system(
-  ::cuda::std::declval<typename thrust::iterator_system<InputIt>::type&>(),
-  ::cuda::std::declval<typename thrust::iterator_system<OutputIt>::type&>()))>;
+  ::cuda::std::declval<typename thrust::iterator_system<Iterators>::type&>()...))>;
 
 // Which overload Thrust's dispatch reaches. A Thrust entry point calls the algorithm unqualified,
 // with the derived policy first and Thrust's generic implementation in scope, so argument-dependent
@@ -175,8 +178,26 @@ SPSCAN_HOST_DEVICE cuda_backend_twin transform_inclusive_scan(thrust::cuda_cub::
 template <class D, class I, class O, class F, class T, class Op>
 SPSCAN_HOST_DEVICE cuda_backend_twin transform_exclusive_scan(thrust::cuda_cub::execution_policy<D>&, I, I, O, F, T, Op);
 
+template <class D, class K, class V, class O>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O);
+template <class D, class K, class V, class O, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, P);
+template <class D, class K, class V, class O, class P, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin inclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, P, Op);
+
+template <class D, class K, class V, class O>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O);
+template <class D, class K, class V, class O, class T>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, T);
+template <class D, class K, class V, class O, class T, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, T, P);
+template <class D, class K, class V, class O, class T, class P, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, T, P, Op);
+
 using thrust::system::detail::generic::exclusive_scan;
+using thrust::system::detail::generic::exclusive_scan_by_key;
 using thrust::system::detail::generic::inclusive_scan;
+using thrust::system::detail::generic::inclusive_scan_by_key;
 using thrust::system::detail::generic::transform_exclusive_scan;
 using thrust::system::detail::generic::transform_inclusive_scan;
 
@@ -194,6 +215,12 @@ using transform_inclusive_scan_target =
 template <class P, class... A>
 using transform_exclusive_scan_target =
   decltype(transform_exclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using inclusive_scan_by_key_target =
+  decltype(inclusive_scan_by_key(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using exclusive_scan_by_key_target =
+  decltype(exclusive_scan_by_key(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
 
 template <class Void, template <class...> class Target, class... Args>
 struct resolves_elsewhere : ::cuda::std::false_type
@@ -242,6 +269,20 @@ template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto transform_exclusive_scan(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::transform_exclusive_scan(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto inclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::inclusive_scan_by_key(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::exclusive_scan_by_key(policy, args...);
 }
 
 } // namespace thrust_cuda_backend

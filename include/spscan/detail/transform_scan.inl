@@ -6,6 +6,7 @@
 
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/route.h>
+#include <spscan/detail/scan.inl>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/transform_scan.h>

@@ -1,17 +1,15 @@
-// Which tile shape a scan's kernel launches with, chosen at run time from the device's limits.
+// Which tile shape a program launches with, chosen at run time from the device's limits.
 //
-// A tile lives in shared memory (tile_io.h). scan_tuning's shape for 8-byte types needs about
+// A tile lives in shared memory (tile_io.h). The primary shape for 8-byte types needs about
 // 66 KiB per block, which most GPUs grant (sm_70: 96 KiB, sm_80: 163 KiB, sm_90: 227 KiB) and some
-// do not (sm_75: 64 KiB). There a call runs the reduced shape (scan_tuning.h), built to fit the
-// 48 KiB every CUDA GPU grants, so no call has to fail or leave spscan for lack of shared memory.
-// The shape is part of the association of a floating-point scan, so such a GPU gives other bits
+// do not (sm_75: 64 KiB). There a call runs the reduced shape (tuning.h), built to fit the 48 KiB
+// every CUDA GPU grants, so no call has to fail or leave spscan for lack of shared memory. The
+// shape is part of the association of a floating-point result, so such a GPU gives other bits
 // than one that runs the primary shape (README, Reproducibility).
 #pragma once
 
-#include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
-#include <spscan/detail/device_scan.h>
-#include <spscan/detail/scan_tuning.h>
+#include <spscan/detail/engine/launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <atomic>
@@ -55,21 +53,19 @@ inline device_limits current_device_limits()
 
 enum class kernel_shape
 {
-  primary, // scan_tuning: the measured best
-  reduced, // reduced_scan_tuning: fits every GPU
+  primary, // the measured best
+  reduced, // fits every GPU
 };
 
-// The two shapes of the kernel for one kind of call, and the shared memory each takes.
-template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op>
+// The two shapes of one program (same parameters, other tuning), and the shared memory each takes.
+template <class Primary, class Reduced>
 struct kernel_shapes
 {
-  using input_value  = value_of<unwrapped_iterator<InputIt>>;
-  using output_value = value_of<unwrapped_iterator<OutputIt>>;
-  using primary      = scan_tuning<input_value, Accum, output_value>;
-  using reduced      = reduced_scan_tuning<input_value, Accum, output_value>;
+  using primary = Primary;
+  using reduced = Reduced;
 
-  static constexpr std::size_t primary_bytes = scan_shared_bytes<scan_params_for<Kind, Accum, primary, InputIt, OutputIt, Op>>;
-  static constexpr std::size_t reduced_bytes = scan_shared_bytes<scan_params_for<Kind, Accum, reduced, InputIt, OutputIt, Op>>;
+  static constexpr std::size_t primary_bytes = shared_bytes_of<Primary>;
+  static constexpr std::size_t reduced_bytes = shared_bytes_of<Reduced>;
 
   // Only a primary shape that some GPU may not grant has a reduced one (and a second kernel).
   static constexpr bool has_reduced = primary_bytes > guaranteed_shared_bytes;
@@ -83,6 +79,21 @@ constexpr kernel_shape choose_kernel_shape(device_limits limits)
 {
   return !Shapes::has_reduced || Shapes::primary_bytes <= limits.shared_bytes_per_block ? kernel_shape::primary
                                                                                          : kernel_shape::reduced;
+}
+
+// Runs the program in the shape the current device can launch.
+template <class Shapes, class Derived>
+void launch_in_fitting_shape(cuda_policy<Derived>& policy, const typename Shapes::primary::params& params, std::size_t n)
+{
+  if constexpr (Shapes::has_reduced)
+  {
+    if (choose_kernel_shape<Shapes>(current_device_limits()) == kernel_shape::reduced)
+    {
+      launch_single_pass<typename Shapes::reduced>(policy, params, n);
+      return;
+    }
+  }
+  launch_single_pass<typename Shapes::primary>(policy, params, n);
 }
 
 } // namespace spscan::detail

@@ -1,4 +1,5 @@
-// How a scan is cut into tiles, per element size.
+// Tile shapes (how a single-pass algorithm cuts its input into tiles, per element size) and the
+// tuning traits the driver reads from a shape: CTAs per SM, the look-back's fold, a trace hook.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -7,6 +8,8 @@
 
 namespace spscan::detail
 {
+
+constexpr int warp_threads = 32;
 
 // sizeof(T), or 0 for the `void` value type of some output iterators.
 template <class T>
@@ -18,7 +21,7 @@ constexpr int max3(int a, int b, int c)
 }
 
 // Input value type, accumulator and output value type decide the tile shape: 256 data threads
-// (plus the look-back warp, scan_kernel.h), and 128 bytes of the widest type per thread (32 KiB
+// (plus the look-back warp, driver.h), and 128 bytes of the widest type per thread (32 KiB
 // tiles of int32 or int8), 256 bytes for 8-byte types (64 KiB tiles of int64 or double). The tile
 // stays in shared memory (tile_io.h), so bytes per thread cost no registers.
 //
@@ -92,5 +95,42 @@ struct tree_fold_of<Tuning, ::cuda::std::void_t<decltype(Tuning::tree_fold)>>
 {
   static constexpr bool value = Tuning::tree_fold;
 };
+
+} // namespace spscan::detail
+
+namespace spscan::detail
+{
+
+// The stages of a tile a trace hook sees, in the order a tile passes them.
+enum trace_stage
+{
+  trace_started, // thread 0 has the tile id
+  trace_staged, // warp 0's part of the tile is in shared memory (scan, vector path only)
+  trace_aggregate, // the tile's aggregate is known (published, in a run of several tiles)
+  trace_prefix_found, // the look-back warp has the tile's exclusive prefix
+  trace_prefix_published, // the tile's inclusive prefix is published
+  trace_stored, // warp 0 has issued its stores (scan, vector path only)
+};
+
+// Tuning::trace where a tuning names one (a type with `static __device__ void record(std::size_t
+// tile, trace_stage)`), else a hook that does nothing. Only a probe sets it
+// (bench/scan_timeline.cu), to time each tile's stages; the library never does.
+struct no_trace
+{
+  __device__ static void record(std::size_t, trace_stage) {}
+};
+
+template <class Tuning, class = void>
+struct trace_hook_of_impl
+{
+  using type = no_trace;
+};
+template <class Tuning>
+struct trace_hook_of_impl<Tuning, ::cuda::std::void_t<typename Tuning::trace>>
+{
+  using type = typename Tuning::trace;
+};
+template <class Tuning>
+using trace_hook_of = typename trace_hook_of_impl<Tuning>::type;
 
 } // namespace spscan::detail

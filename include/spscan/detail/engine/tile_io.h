@@ -21,18 +21,18 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/tuning.h>
 
 #include <thrust/iterator/iterator_traits.h>
 
-#include <cuda/std/cstring>
 #include <cuda/std/type_traits>
+
+#include <cstring>
 
 #include <nv/target>
 
 namespace spscan::detail
 {
-
-constexpr int warp_threads = 32;
 
 template <class T, int Items>
 struct vector_shape
@@ -87,7 +87,7 @@ public:
     {
       T elements[per_word];
       const uint4 word = words_[slot(lane_ * words_per_lane + w)];
-      ::cuda::std::memcpy(elements, &word, 16);
+      memcpy(elements, &word, 16);
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
       {
@@ -107,7 +107,7 @@ public:
       uint4& word = words_[slot(lane_ * words_per_lane + w)];
       T elements[per_word];
       const uint4 in = word;
-      ::cuda::std::memcpy(elements, &in, 16);
+      memcpy(elements, &in, 16);
       Out results[per_word];
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
@@ -115,7 +115,7 @@ public:
         results[k] = f(elements[k]);
       }
       uint4 out;
-      ::cuda::std::memcpy(&out, results, 16);
+      memcpy(&out, results, 16);
       word = out;
     }
   }

@@ -31,13 +31,13 @@
 //   std::uint32_t mask(int w, tile_status) const      lanes of window w whose snapshot has that status
 //   Accum value(int w, int lane) const                the value read by that lane of window w
 //   void pause()                                      back off before reading again
-// and, for the ablation bench's timing-dependent fold only (scan_tuning.h, tree_fold):
+// and, for the ablation bench's timing-dependent fold only (tuning.h, tree_fold):
 //   Accum fold_from(int w, int from_lane, Op&)        the values of lanes [from_lane, 32) of
 //                                                     window w combined as a tree of shuffles
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/tile_state.h>
+#include <spscan/detail/engine/tile_state.h>
 
 #include <nv/target>
 

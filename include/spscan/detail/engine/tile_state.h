@@ -17,8 +17,9 @@
 #include <spscan/detail/config.h>
 
 #include <cuda/atomic>
-#include <cuda/std/cstring>
 #include <cuda/std/type_traits>
+
+#include <cstring>
 
 #include <nv/target>
 
@@ -112,13 +113,13 @@ public:
     if constexpr (sizeof(Accum) <= 4)
     {
       std::uint32_t bits = 0;
-      ::cuda::std::memcpy(&bits, &value, sizeof(Accum));
+      memcpy(&bits, &value, sizeof(Accum));
       w = (std::uint64_t{bits} << 32) | status;
     }
     else
     {
       w.low = status;
-      ::cuda::std::memcpy(&w.high, &value, sizeof(Accum));
+      memcpy(&w.high, &value, sizeof(Accum));
     }
     store_relaxed(words_ + tile, w);
   }
@@ -131,12 +132,12 @@ public:
     {
       s.status                 = static_cast<std::uint32_t>(w);
       const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
-      ::cuda::std::memcpy(&s.value, &bits, sizeof(Accum));
+      memcpy(&s.value, &bits, sizeof(Accum));
     }
     else
     {
       s.status = static_cast<std::uint32_t>(w.low);
-      ::cuda::std::memcpy(&s.value, &w.high, sizeof(Accum));
+      memcpy(&s.value, &w.high, sizeof(Accum));
     }
     return s;
   }

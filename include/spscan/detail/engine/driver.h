@@ -1,0 +1,318 @@
+// The single-pass driver: the kernel every single-pass algorithm runs. One CTA takes one tile; the
+// driver owns what all algorithms share, the tile program (programs/) owns the data.
+//
+//  1. The CTA takes a tile id from a global counter. Ids are handed out in the order CTAs start,
+//     so every lower id belongs to a CTA that is already running: waiting on it cannot deadlock.
+//  2. Its last warp, the look-back warp, finds the tile's exclusive prefix from its predecessors'
+//     published states (look_back.h). It needs no data of this tile, so it works while
+//  3. the data warps run the tile program: the program loads its tile and reduces it to the
+//     tile's aggregate, then calls `tile.exchange(aggregate)` (every data thread, once), which
+//     publishes the aggregate (A), meets the look-back warp, publishes the inclusive prefix (P)
+//     and returns the exclusive prefix; with it, the program finishes the tile (scans it, writes
+//     it out).
+// A single tile skips 1, 2 and the publications, and needs no temporary storage (launch.h).
+//
+// What travels through the look-back is the program's `carry`, combined by the program's
+// `carry_op` (associative, not necessarily commutative), always as op(earlier, later).
+//
+// A tile program provides:
+//   using carry, tuning (tile shape: threads, items, tile_items, look_back_depth...), params,
+//   shared_storage;
+//   static constexpr bool has_initial_prefix;   the first tile's exclusive prefix exists (an init)
+//   static carry initial_prefix(const params&);
+//   static <op> carry_op(params&);
+//   template <class Tile> static void run(params&, shared_storage&, const Tile&);   data warps
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/look_back.h>
+#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/engine/tuning.h>
+
+#include <cub/util_ptx.cuh>
+
+#include <cuda/std/type_traits>
+
+namespace spscan::detail
+{
+
+// Everything a launch of the driver needs: the program's parameters and the look-back's state.
+template <class Program>
+struct driver_params
+{
+  using carry = typename Program::carry;
+  using state = tile_state_for<carry>;
+
+  typename Program::params program;
+  std::size_t tiles;
+  state tiles_state;
+  std::uint32_t* tile_counter; // null when tiles == 1
+};
+
+template <class Program>
+struct driver_shared
+{
+  using carry = typename Program::carry;
+
+  typename Program::shared_storage program;
+  alignas(carry) unsigned char prefix[sizeof(carry)];
+  std::uint32_t tile_id;
+};
+
+template <class Program>
+constexpr int data_threads_of = Program::tuning::threads;
+
+// The data warps and the look-back warp.
+template <class Program>
+constexpr int cta_threads_of = data_threads_of<Program> + warp_threads;
+
+// The warp as seen by the look-back: lane l of window w reads tile first - 32 w + l.
+template <class Accum, int Depth>
+struct warp_lanes
+{
+  static constexpr int depth                          = Depth;
+  static constexpr std::uint32_t status_out_of_range = 0xffu;
+
+  tile_snapshot<Accum> mine[Depth];
+  unsigned pause_ns = 0;
+
+  template <class State>
+  __device__ void load(const State& state, long long first)
+  {
+    const long long lane_tile = first + static_cast<long long>(threadIdx.x % warp_threads);
+#pragma unroll
+    for (int w = 0; w < Depth; ++w)
+    {
+      const long long tile = lane_tile - static_cast<long long>(warp_threads) * w;
+      if (tile >= 0)
+      {
+        mine[w] = state.load(static_cast<std::size_t>(tile));
+      }
+      else
+      {
+        mine[w].status = status_out_of_range;
+      }
+    }
+  }
+  __device__ std::uint32_t mask(int w, tile_status status) const
+  {
+    return __ballot_sync(0xffffffffu, snapshot(w).status == status);
+  }
+  __device__ Accum value(int w, int lane) const
+  {
+    return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
+  }
+  // Suffix combination by shuffles (lane l ends with lanes [l, 32) combined), then lane from's.
+  template <class Op>
+  __device__ Accum fold_from(int w, int from_lane, Op& op) const
+  {
+    const int lane = static_cast<int>(threadIdx.x % warp_threads);
+    Accum v        = snapshot(w).value;
+#pragma unroll
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+      const Accum later = cub::ShuffleDown<warp_threads>(v, offset, warp_threads - 1, 0xffffffffu);
+      if (lane + offset < warp_threads)
+      {
+        v = op(v, later);
+      }
+    }
+    return cub::ShuffleIndex<warp_threads>(v, from_lane, 0xffffffffu);
+  }
+  // Exponential back-off keeps polling from flooding L2 while predecessors finish.
+  __device__ void pause()
+  {
+    __nanosleep(pause_ns);
+    pause_ns = pause_ns < 1024 ? pause_ns * 2 + 32 : pause_ns;
+  }
+
+private:
+  // mine[w] selected by value, so that the array stays in registers when w is not a constant.
+  __device__ tile_snapshot<Accum> snapshot(int w) const
+  {
+    tile_snapshot<Accum> s = mine[0];
+#pragma unroll
+    for (int i = 1; i < Depth; ++i)
+    {
+      if (i == w)
+      {
+        s = mine[i];
+      }
+    }
+    return s;
+  }
+};
+
+// Named barriers (ids 1 and 2; __syncthreads is 0), since the two kinds of warps reach them at
+// different places in the code. Barrier 1: the data warps only (the look-back warp may still be
+// looking back). Barrier 2: all warps, once the prefix and the tile's aggregate are known. Lanes
+// come to them from `if (lane == 0)` publications: each warp is reconverged first (__syncwarp),
+// and the barrier is the non-aligned form, since compute-sanitizer's synccheck reported divergent
+// arrivals at `bar.sync`.
+template <class Program>
+__device__ void sync_data_warps()
+{
+  __syncwarp();
+  asm volatile("barrier.sync 1, %0;" ::"r"(data_threads_of<Program>) : "memory");
+}
+
+template <class Program>
+__device__ void meet_look_back_warp()
+{
+  __syncwarp();
+  asm volatile("barrier.sync 2, %0;" ::"r"(cta_threads_of<Program>) : "memory");
+}
+
+// What the driver offers a tile program's data threads.
+template <class Program>
+class tile_context
+{
+public:
+  using carry = typename Program::carry;
+
+  __device__ tile_context(driver_params<Program>& p, driver_shared<Program>& shared, std::size_t tile)
+      : p_(p)
+      , shared_(shared)
+      , tile_(tile)
+  {}
+
+  __device__ std::size_t index() const
+  {
+    return tile_;
+  }
+
+  // Whether exchange() returns a prefix: every tile but the first, and the first where the
+  // program has an initial prefix.
+  __device__ bool has_prefix() const
+  {
+    return tile_ > 0 || Program::has_initial_prefix;
+  }
+
+  __device__ void sync_data_warps() const
+  {
+    detail::sync_data_warps<Program>();
+  }
+
+  // Called by every data thread once, with the tile's aggregate in thread 0: publishes it, waits
+  // for the look-back warp's exclusive prefix, publishes the inclusive prefix, and returns the
+  // exclusive prefix (defined where has_prefix()).
+  __device__ carry exchange(const carry& aggregate) const
+  {
+    const bool leader = threadIdx.x == 0;
+    auto op           = Program::carry_op(p_.program);
+    if (leader)
+    {
+      trace(trace_aggregate);
+    }
+    if (leader && p_.tiles > 1)
+    {
+      if (tile_ == 0)
+      {
+        p_.tiles_state.publish(0, status_prefix, first_inclusive_prefix(aggregate, op));
+      }
+      else
+      {
+        p_.tiles_state.publish(tile_, status_aggregate, aggregate);
+      }
+    }
+    meet_look_back_warp<Program>(); // the tile's prefix is ready
+    carry prefix;
+    if (tile_ > 0)
+    {
+      prefix = *reinterpret_cast<const carry*>(shared_.prefix);
+    }
+    else if constexpr (Program::has_initial_prefix)
+    {
+      prefix = Program::initial_prefix(p_.program);
+    }
+    if (leader && tile_ > 0)
+    {
+      p_.tiles_state.publish(tile_, status_prefix, op(prefix, aggregate));
+    }
+    if (leader)
+    {
+      trace(trace_prefix_published);
+    }
+    return prefix;
+  }
+
+  // Records a stage of this tile where the tuning names a trace hook (tuning.h); nothing else.
+  __device__ void trace(trace_stage stage) const
+  {
+    trace_hook_of<typename Program::tuning>::record(tile_, stage);
+  }
+
+private:
+  template <class Op>
+  __device__ carry first_inclusive_prefix(const carry& aggregate, Op& op) const
+  {
+    if constexpr (Program::has_initial_prefix)
+    {
+      return op(Program::initial_prefix(p_.program), aggregate);
+    }
+    else
+    {
+      return aggregate;
+    }
+  }
+
+  driver_params<Program>& p_;
+  driver_shared<Program>& shared_;
+  std::size_t tile_;
+};
+
+template <class Program>
+__device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shared)
+{
+  using carry      = typename Program::carry;
+  using tuning     = typename Program::tuning;
+  const int thread = static_cast<int>(threadIdx.x);
+  const int warp   = thread / warp_threads;
+
+  std::size_t tile = 0;
+  if (p.tiles > 1)
+  {
+    if (thread == 0)
+    {
+      shared.tile_id = device_atomic_ref<std::uint32_t>(*p.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
+    }
+    __syncthreads();
+    tile = shared.tile_id;
+  }
+  if (thread == 0)
+  {
+    trace_hook_of<tuning>::record(tile, trace_started);
+  }
+
+  if (warp == data_threads_of<Program> / warp_threads)
+  {
+    if (tile > 0)
+    {
+      warp_lanes<carry, tuning::look_back_depth> lanes;
+      auto op            = Program::carry_op(p.program);
+      const carry prefix = exclusive_prefix_of<carry, tree_fold_of<tuning>::value>(
+        p.tiles_state, static_cast<long long>(tile), op, lanes);
+      if (thread % warp_threads == 0)
+      {
+        *reinterpret_cast<carry*>(shared.prefix) = prefix;
+        trace_hook_of<tuning>::record(tile, trace_prefix_found);
+      }
+    }
+    meet_look_back_warp<Program>(); // the prefix is ready (the data warps meet it in exchange)
+    return;
+  }
+  const tile_context<Program> context(p, shared, tile);
+  Program::run(p.program, shared.program, context);
+}
+
+// Shared memory is dynamic (driver_shared<Program>, sized at launch): a tile of more than 48 KiB
+// needs it.
+template <class Program>
+SPSCAN_KERNEL void __launch_bounds__(cta_threads_of<Program>, min_ctas_per_sm_of<typename Program::tuning>::value)
+  single_pass_kernel(driver_params<Program> p)
+{
+  extern __shared__ uint4 single_pass_shared_memory[];
+  run_tile(p, *reinterpret_cast<driver_shared<Program>*>(single_pass_shared_memory));
+}
+
+} // namespace spscan::detail

@@ -1,0 +1,83 @@
+// The driver's host side: sizes and takes the temporary storage (tile states and the tile
+// counter, through the policy's allocator), clears it, launches the driver (driver.h) for a tile
+// program, and finishes the call the way Thrust does (stream, errors, synchronization). A single
+// tile is launched alone, with no temporary storage.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/driver.h>
+#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace spscan::detail
+{
+
+// Shared memory a CTA of the driver takes with this program.
+template <class Program>
+constexpr std::size_t shared_bytes_of = sizeof(driver_shared<Program>);
+
+// Prepares a kernel, once per device: allows it its dynamic shared memory and asks for the
+// largest shared-memory carveout (the tile stays in shared memory, and the SM's default split
+// would hold fewer CTAs than its registers allow).
+template <class Kernel>
+void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
+{
+  constexpr int max_devices = 64;
+  static std::atomic<bool> done[max_devices];
+  int device = 0;
+  throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
+  if (device < max_devices && done[device].load(std::memory_order_relaxed))
+  {
+    return;
+  }
+  throw_if_failed(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)),
+                  "spscan: the kernel's shared memory does not fit this device");
+  throw_if_failed(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+                  "spscan: setting the kernel's shared memory carveout failed");
+  if (device < max_devices)
+  {
+    done[device].store(true, std::memory_order_relaxed);
+  }
+}
+
+// Runs `Program` over `n` elements (tiles of Program::tuning::tile_items) on the policy's stream.
+template <class Program, class Derived>
+void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::params& program, std::size_t n)
+{
+  using params = driver_params<Program>;
+  using state  = typename params::state;
+  constexpr std::size_t tile_items = Program::tuning::tile_items;
+  if (n != 0)
+  {
+    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr};
+    const cudaStream_t stream = stream_of(policy);
+    // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
+    // before launching, and so does spscan, so the check after the launch sees only its own.
+    cudaGetLastError();
+    constexpr std::size_t shared_bytes = shared_bytes_of<Program>;
+    constexpr unsigned cta_threads     = cta_threads_of<Program>;
+    prepare_kernel(single_pass_kernel<Program>, shared_bytes);
+    if (p.tiles == 1)
+    {
+      single_pass_kernel<Program><<<1, cta_threads, shared_bytes, stream>>>(p);
+      throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+    }
+    else
+    {
+      const tile_storage_layout<state> layout{p.tiles};
+      temporary_bytes<Derived> storage(policy, layout.total_bytes());
+      void* base = thrust::raw_pointer_cast(storage.data());
+      throw_if_failed(cudaMemsetAsync(base, 0, layout.zeroed_bytes(), stream), "spscan: clearing tile states failed");
+      p.tile_counter = layout.counter(base);
+      p.tiles_state  = layout.state(base);
+      single_pass_kernel<Program><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
+      throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+    }
+  }
+  finish_call(policy, "spscan: failed to synchronize");
+}
+
+} // namespace spscan::detail

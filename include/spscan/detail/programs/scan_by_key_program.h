@@ -1,0 +1,353 @@
+// The by-key scans as a tile program of the single-pass driver (engine/driver.h): inclusive and
+// exclusive scans of the values within each run of equal keys, Thrust's semantics.
+//
+// Segments: element i starts one (is a head) when i == 0 or pred(key[i-1], key[i]) is false, the
+// predicate called as (previous, current). What travels through the look-back is a segment carry:
+// for a span of the input, whether a head lies in it and the fold of its values since its last
+// head (from init there, for the exclusive scans). Carries combine as
+//   (a, b) -> b.head ? b : {op(a.value, b.value), a.head},
+// associative whenever op is, so the driver's left-fold look-back keeps results reproducible.
+//
+// A tile: each data warp loads its segment's keys warp-striped and turns them into head flags (one
+// bit per element, in shared memory; the key before the segment is read from the input, or, where
+// the output overwrites the keys, from a copy taken before the scan, predecessor_keys), and stages
+// its values in shared memory. Each thread folds its elements into a carry, the block scan gives
+// every thread the carry of the threads before it and the tile's aggregate, the driver exchanges
+// the aggregate for the tile's exclusive prefix, and every value is replaced by its result and
+// stored. Keys are read once (and one more per warp), values once, results written once.
+#pragma once
+
+#include <spscan/detail/accumulator.h>
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/block_scan.h>
+#include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/engine/launch.h>
+#include <spscan/detail/engine/tile_io.h>
+#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <thrust/distance.h>
+
+#include <cub/util_ptx.cuh>
+
+#include <cuda/std/type_traits>
+
+namespace spscan::detail
+{
+
+// The fold of a span of the input: whether a segment starts in it, and the fold of its values
+// since the last start (the whole span's values if none starts in it).
+template <class Accum>
+struct segment_carry
+{
+  Accum value;
+  bool head;
+};
+
+// The carries' combine, from the user's op: op(earlier, later) only, never on a value that is
+// not the fold of input values (and init).
+template <class Accum, class Op>
+struct segmented_op
+{
+  Op& op;
+
+  __device__ segment_carry<Accum> operator()(const segment_carry<Accum>& a, const segment_carry<Accum>& b) const
+  {
+    return b.head ? b : segment_carry<Accum>{static_cast<Accum>(op(a.value, b.value)), a.head};
+  }
+};
+
+template <class KeysIt, class ValuesIt, class OutputIt, class Accum, class Pred, class Op, bool Exclusive>
+struct scan_by_key_params
+{
+  using key = value_of<KeysIt>;
+
+  KeysIt keys;
+  ValuesIt values;
+  OutputIt out;
+  std::size_t n;
+  Pred pred;
+  Op op;
+  Accum init; // exclusive scans only: every segment's first result
+  const key* predecessor_keys; // [tile] = key[tile * tile_items - 1], where the output overwrites the keys; else null
+};
+
+// Where a by-key scan's kernel can hold the keys: it shuffles them between lanes.
+template <class Key>
+constexpr bool kernel_holds_key = ::cuda::std::is_trivially_copyable_v<Key> && sizeof(Key) <= 16;
+
+template <class Tuning, class KeysIt, class ValuesIt, class OutputIt, class Accum, class Pred, class Op, bool Exclusive>
+struct scan_by_key_program
+{
+  using carry  = segment_carry<Accum>;
+  using tuning = Tuning;
+  using params = scan_by_key_params<KeysIt, ValuesIt, OutputIt, Accum, Pred, Op, Exclusive>;
+  using key    = typename params::key;
+
+  static constexpr int threads = tuning::threads;
+  static constexpr int items   = tuning::items;
+  static constexpr int warps   = threads / warp_threads;
+  static constexpr int segment = warp_threads * items;
+  static constexpr int rows    = items; // warp-striped rows of a segment: 32 elements each
+  static_assert(items <= warp_threads && warp_threads % items == 0, "a thread's head flags share one word");
+
+  using elements = element_slice<Accum, items>;
+  using block    = block_scan<carry, warps>;
+
+  struct shared_storage
+  {
+    alignas(16) unsigned char slices[warps][elements::bytes];
+    std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment starts a segment
+    typename block::shared_storage block;
+  };
+
+  // Segments restart at init; nothing comes before the first tile.
+  static constexpr bool has_initial_prefix = false;
+
+  __device__ static carry initial_prefix(const params&)
+  {
+    return carry{};
+  }
+
+  __device__ static segmented_op<Accum, Op> carry_op(params& p)
+  {
+    return {p.op};
+  }
+
+  template <class Tile>
+  __device__ static void run(params& p, shared_storage& shared, const Tile& tile)
+  {
+    const int thread = static_cast<int>(threadIdx.x);
+    const int lane   = thread % warp_threads;
+    const int warp   = thread / warp_threads;
+
+    const std::size_t tile_begin = tile.index() * tuning::tile_items;
+    const std::size_t remaining  = p.n - tile_begin;
+    const int tile_valid =
+      remaining >= static_cast<std::size_t>(tuning::tile_items) ? tuning::tile_items : static_cast<int>(remaining);
+    const int segment_begin = warp * segment;
+    const int warp_valid    = tile_valid - segment_begin; // may be <= 0 past the end
+    const std::size_t first = tile_begin + static_cast<std::size_t>(segment_begin);
+
+    stage_heads(p, shared.heads[warp], tile.index(), first, warp_valid, lane);
+    const elements staged(shared.slices[warp], lane, warp_valid);
+    staged.stage(p.values + static_cast<difference_of<ValuesIt>>(first));
+    __syncwarp();
+
+    // This thread's head flags: its `items` elements are bits [lane * items, lane * items + items)
+    // of the segment, all in one row's word.
+    const int first_bit      = lane * items;
+    const std::uint32_t word = shared.heads[warp][first_bit / warp_threads];
+    const std::uint32_t heads =
+      items == warp_threads ? word : (word >> (first_bit % warp_threads)) & ((1u << (items % warp_threads)) - 1u);
+
+    // The thread's carry. A thread with no element takes part in the block scan with a head
+    // carry, which the segmented combine passes on without calling op; the block scan leaves it
+    // out of every result anyway.
+    carry thread_carry{Accum{}, true};
+    int k = 0;
+    staged.for_each([&](const Accum& x) {
+      const bool head = (heads >> k) & 1u;
+      if (k == 0 || head)
+      {
+        thread_carry = carry{head ? start(p, x) : x, head};
+      }
+      else
+      {
+        thread_carry.value = p.op(thread_carry.value, x);
+      }
+      ++k;
+    });
+
+    auto op                 = carry_op(p);
+    const int valid_threads = (tile_valid + items - 1) / items;
+    const auto before       = block::scan(shared.block, thread_carry, op, valid_threads, [&] {
+      tile.sync_data_warps();
+    });
+    const carry tile_prefix = tile.exchange(before.total);
+
+    // The carry of everything before this thread's first element, where something is: the first
+    // element of the input is a head, so every element that is not has a predecessor.
+    carry running{};
+    if (tile.has_prefix())
+    {
+      running = before.has_exclusive ? op(tile_prefix, before.exclusive) : tile_prefix;
+    }
+    else if (before.has_exclusive)
+    {
+      running = before.exclusive;
+    }
+
+    k = 0;
+    staged.template transform<Accum>([&](const Accum& x) {
+      const bool head = (heads >> k) & 1u;
+      ++k;
+      const Accum folded = head ? start(p, x) : p.op(running.value, x);
+      if constexpr (Exclusive)
+      {
+        const Accum result = head ? p.init : running.value;
+        running.value      = folded;
+        return result;
+      }
+      else
+      {
+        running.value = folded;
+        return folded;
+      }
+    });
+    staged.write(p.out + static_cast<difference_of<OutputIt>>(first));
+  }
+
+  // The fold of a segment's first value: the value, after init for the exclusive scans.
+  __device__ static Accum start(params& p, const Accum& x)
+  {
+    if constexpr (Exclusive)
+    {
+      return p.op(p.init, x);
+    }
+    else
+    {
+      return x;
+    }
+  }
+
+  // Loads the warp's keys warp-striped (row j, lane l: element 32 j + l of the segment) and
+  // stores which elements start a segment, one bit each. The key before an element is the
+  // previous lane's (a shuffle), the previous row's last lane's, or, for the segment's first
+  // element, the key before the segment.
+  __device__ static void stage_heads(
+    params& p, std::uint32_t* heads, std::size_t tile, std::size_t first, int valid, int lane)
+  {
+    key before_row{};
+    if (valid > 0 && first > 0)
+    {
+      const bool tile_start = first == tile * static_cast<std::size_t>(tuning::tile_items);
+      before_row = tile_start && p.predecessor_keys != nullptr
+                   ? p.predecessor_keys[tile]
+                   : key(p.keys[static_cast<difference_of<KeysIt>>(first - 1)]);
+    }
+#pragma unroll 4
+    for (int j = 0; j < rows; ++j)
+    {
+      const int i = j * warp_threads + lane;
+      key current{};
+      if (i < valid)
+      {
+        current = p.keys[static_cast<difference_of<KeysIt>>(first + static_cast<std::size_t>(i))];
+      }
+      key previous = cub::ShuffleUp<warp_threads>(current, 1, 0, 0xffffffffu);
+      if (lane == 0)
+      {
+        previous = before_row;
+      }
+      const bool head = i < valid && ((first == 0 && i == 0) || !p.pred(previous, current));
+      const std::uint32_t row_heads = __ballot_sync(0xffffffffu, head);
+      before_row                    = cub::ShuffleIndex<warp_threads>(current, warp_threads - 1, 0xffffffffu);
+      if (lane == 0)
+      {
+        heads[j] = row_heads;
+      }
+    }
+  }
+};
+
+// The by-key tile shape: 128 bytes of values per data thread (32 KiB tiles) and at most 32
+// elements per thread, whose head flags then share one word. Every shape fits the 48 KiB of
+// shared memory every GPU grants, so there is no reduced one.
+template <class Accum>
+struct scan_by_key_tuning
+    : tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * 32 < 128 ? int(sizeof(Accum)) * 32 : 128, 4>
+{};
+
+template <bool Exclusive, class Accum, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
+using scan_by_key_program_for = scan_by_key_program<scan_by_key_tuning<Accum>,
+                                                    unwrapped_iterator<KeysIt>,
+                                                    unwrapped_iterator<ValuesIt>,
+                                                    unwrapped_iterator<OutputIt>,
+                                                    Accum,
+                                                    Pred,
+                                                    Op,
+                                                    Exclusive>;
+
+// [tile] = keys[tile * tile_items - 1] for every tile after the first: the key before each tile,
+// copied before a scan whose output overwrites the keys.
+template <class KeysIt, class Key>
+SPSCAN_KERNEL void copy_predecessor_keys(KeysIt keys, std::size_t tile_items, std::size_t tiles, Key* predecessors)
+{
+  const std::size_t tile = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (tile > 0 && tile < tiles)
+  {
+    predecessors[tile] = keys[static_cast<difference_of<KeysIt>>(tile * tile_items - 1)];
+  }
+}
+
+// Whether the output may overwrite keys that another tile still has to read. Thrust allows
+// result == keys_first; raw pointers are compared by the bytes they cover, iterators of the keys'
+// type by equality. Other iterators cannot refer to the keys (Thrust allows no other overlap).
+template <class KeysIt, class OutputIt>
+bool output_may_overwrite_keys(const KeysIt& keys, const OutputIt& out, std::size_t n)
+{
+  if constexpr (::cuda::std::is_pointer_v<KeysIt> && ::cuda::std::is_pointer_v<OutputIt>)
+  {
+    const auto* keys_begin = reinterpret_cast<const unsigned char*>(keys);
+    const auto* out_begin  = reinterpret_cast<const unsigned char*>(out);
+    const auto* keys_end   = keys_begin + n * sizeof(*keys);
+    const auto* out_end    = out_begin + n * sizeof(*out);
+    return keys_begin < out_end && out_begin < keys_end;
+  }
+  else if constexpr (::cuda::std::is_same_v<KeysIt, OutputIt>)
+  {
+    return keys == out;
+  }
+  else
+  {
+    return false;
+  }
+}
+
+// Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`;
+// returns result + n.
+template <bool Exclusive, class Accum, class Derived, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
+OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
+                               KeysIt keys_first,
+                               KeysIt keys_last,
+                               ValuesIt values,
+                               OutputIt result,
+                               Pred pred,
+                               Op op,
+                               Accum init)
+{
+  using program = scan_by_key_program_for<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
+  using key     = typename program::key;
+  const auto distance         = thrust::distance(keys_first, keys_last);
+  const std::size_t n         = distance > 0 ? static_cast<std::size_t>(distance) : 0;
+  constexpr std::size_t items = program::tuning::tile_items;
+  const std::size_t tiles     = (n + items - 1) / items;
+  typename program::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
+                             thrust::try_unwrap_contiguous_iterator(values),
+                             thrust::try_unwrap_contiguous_iterator(result),
+                             n,
+                             pred,
+                             op,
+                             init,
+                             nullptr};
+  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, n))
+  {
+    temporary_bytes<Derived> copies(policy, tiles * sizeof(key));
+    key* predecessors          = reinterpret_cast<key*>(thrust::raw_pointer_cast(copies.data()));
+    constexpr unsigned threads = 256;
+    cudaGetLastError(); // not this call's (launch.h)
+    copy_predecessor_keys<<<static_cast<unsigned>((tiles + threads - 1) / threads), threads, 0, stream_of(policy)>>>(
+      p.keys, items, tiles, predecessors);
+    throw_if_failed(cudaGetLastError(), "spscan: copying the keys before each tile failed");
+    p.predecessor_keys = predecessors;
+    launch_single_pass<program>(policy, p, n);
+  }
+  else
+  {
+    launch_single_pass<program>(policy, p, n);
+  }
+  return result + static_cast<difference_of<OutputIt>>(n);
+}
+
+} // namespace spscan::detail
