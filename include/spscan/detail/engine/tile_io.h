@@ -44,6 +44,21 @@ struct vector_shape
 template <class Iterator>
 using difference_of = typename thrust::iterator_traits<Iterator>::difference_type;
 
+// Whether an iterator allows the vector layout's 16-byte accesses: a raw pointer, 16-byte aligned
+// (a tile program checks it once per call, on the host).
+template <class Iterator>
+bool allows_vector_access(const Iterator& it)
+{
+  if constexpr (::cuda::std::is_pointer_v<Iterator>)
+  {
+    return reinterpret_cast<std::uintptr_t>(it) % 16 == 0;
+  }
+  else
+  {
+    return false;
+  }
+}
+
 // Slice of 16-byte words holding 32 * Items elements of type T.
 template <class T, int Items>
 class vector_slice
@@ -61,6 +76,14 @@ public:
   // Loads the segment and makes it visible to the warp.
   __device__ void stage(const T* segment) const
   {
+    start_stage(segment);
+    finish_stage();
+  }
+
+  // The two halves of stage(), so that a warp can do other work (other loads) while the segment
+  // is on its way: start_stage issues the loads, finish_stage waits for them.
+  __device__ void start_stage(const T* segment) const
+  {
     const uint4* source = reinterpret_cast<const uint4*>(segment);
 #pragma unroll
     for (int j = 0; j < words_per_lane; ++j)
@@ -74,6 +97,10 @@ public:
                       : "memory");),
         (words_[slot(i)] = source[i];))
     }
+  }
+
+  __device__ void finish_stage() const
+  {
     NV_IF_TARGET(NV_PROVIDES_SM_80, (asm volatile("cp.async.wait_all;" ::: "memory");))
     __syncwarp();
   }

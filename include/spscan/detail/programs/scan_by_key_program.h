@@ -20,7 +20,6 @@
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/block_scan.h>
-#include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
@@ -70,6 +69,8 @@ struct scan_by_key_params
   Op op;
   Accum init; // exclusive scans only: every segment's first result
   const key* predecessor_keys; // [tile] = key[tile * tile_items - 1], where the output overwrites the keys; else null
+  bool vector_load; // values are a 16-byte aligned raw pointer
+  bool vector_store; // likewise for the output
 };
 
 // Where a by-key scan's kernel can hold the keys: it shuffles them between lanes.
@@ -91,12 +92,33 @@ struct scan_by_key_program
   static constexpr int rows    = items; // warp-striped rows of a segment: 32 elements each
   static_assert(items <= warp_threads && warp_threads % items == 0, "a thread's head flags share one word");
 
+  using value_in  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<ValuesIt>>;
+  using value_out = ::cuda::std::remove_pointer_t<OutputIt>;
+  // As for the scan (scan_program.h): raw pointers of one element size that divides 16 bytes, in
+  // whole 16-byte words per lane, move as 16-byte words straight into shared memory.
+  static constexpr bool vector_layout =
+    ::cuda::std::is_pointer_v<ValuesIt> && ::cuda::std::is_pointer_v<OutputIt> && !::cuda::std::is_const_v<value_out>
+    && sizeof(value_in) == size_or_zero<value_out> && 16 % sizeof(value_in) == 0 && vector_shape<value_in, items>::fits;
+
   using elements = element_slice<Accum, items>;
+  using vectors  = vector_slice<value_in, items>;
   using block    = block_scan<carry, warps>;
+
+  static constexpr std::size_t largest(std::size_t a, std::size_t b)
+  {
+    return a > b ? a : b;
+  }
+  static constexpr std::size_t slice_bytes = largest(elements::bytes, vector_layout ? vectors::bytes : 0);
+
+  // Rows of keys a lane holds at once while it finds the heads, their loads in flight together:
+  // 32 bytes of keys (all 32 rows of 4-byte keys, or 16, spilled registers at 4 CTAs per SM).
+  static constexpr int key_batch_rows = 32 / int(sizeof(key)) > 0 ? 32 / int(sizeof(key)) : 1;
+  static constexpr int key_batch      = key_batch_rows < rows ? key_batch_rows : rows;
+  static_assert(rows % key_batch == 0);
 
   struct shared_storage
   {
-    alignas(16) unsigned char slices[warps][elements::bytes];
+    alignas(16) unsigned char slices[warps][slice_bytes];
     std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment starts a segment
     typename block::shared_storage block;
   };
@@ -128,11 +150,39 @@ struct scan_by_key_program
     const int segment_begin = warp * segment;
     const int warp_valid    = tile_valid - segment_begin; // may be <= 0 past the end
     const std::size_t first = tile_begin + static_cast<std::size_t>(segment_begin);
+    const auto values       = p.values + static_cast<difference_of<ValuesIt>>(first);
+    const auto out          = p.out + static_cast<difference_of<OutputIt>>(first);
+    void* slice             = shared.slices[warp];
 
+    if constexpr (vector_layout)
+    {
+      if (warp_valid >= segment && p.vector_load && p.vector_store)
+      {
+        // The values' loads go out first and fly while the keys are read and compared.
+        const vectors staged(slice, lane);
+        staged.start_stage(values);
+        stage_heads(p, shared.heads[warp], tile.index(), first, segment, lane);
+        staged.finish_stage();
+        scan_staged(p, shared, tile, staged, tile_valid);
+        staged.write(out);
+        return;
+      }
+    }
+    const elements staged(slice, lane, warp_valid);
     stage_heads(p, shared.heads[warp], tile.index(), first, warp_valid, lane);
-    const elements staged(shared.slices[warp], lane, warp_valid);
-    staged.stage(p.values + static_cast<difference_of<ValuesIt>>(first));
-    __syncwarp();
+    staged.stage(values);
+    scan_staged(p, shared, tile, staged, tile_valid);
+    staged.write(out);
+  }
+
+  // Scans the staged values in place: thread carries, the block scan, the exchange with the
+  // driver, then every value replaced by its result.
+  template <class Tile, class Slice>
+  __device__ static void scan_staged(params& p, shared_storage& shared, const Tile& tile, const Slice& staged, int tile_valid)
+  {
+    const int thread = static_cast<int>(threadIdx.x);
+    const int lane   = thread % warp_threads;
+    const int warp   = thread / warp_threads;
 
     // This thread's head flags: its `items` elements are bits [lane * items, lane * items + items)
     // of the segment, all in one row's word.
@@ -179,10 +229,10 @@ struct scan_by_key_program
     }
 
     k = 0;
-    staged.template transform<Accum>([&](const Accum& x) {
+    staged.template transform<output_of<Slice>>([&](const Accum& x) {
       const bool head = (heads >> k) & 1u;
       ++k;
-      const Accum folded = head ? start(p, x) : p.op(running.value, x);
+      const Accum folded = head ? start(p, x) : static_cast<Accum>(p.op(running.value, x));
       if constexpr (Exclusive)
       {
         const Accum result = head ? p.init : running.value;
@@ -195,7 +245,6 @@ struct scan_by_key_program
         return folded;
       }
     });
-    staged.write(p.out + static_cast<difference_of<OutputIt>>(first));
   }
 
   // The fold of a segment's first value: the value, after init for the exclusive scans.
@@ -211,12 +260,12 @@ struct scan_by_key_program
     }
   }
 
-  // Loads the warp's keys warp-striped (row j, lane l: element 32 j + l of the segment) and
-  // stores which elements start a segment, one bit each. The key before an element is the
-  // previous lane's (a shuffle), the previous row's last lane's, or, for the segment's first
-  // element, the key before the segment.
-  __device__ static void stage_heads(
-    params& p, std::uint32_t* heads, std::size_t tile, std::size_t first, int valid, int lane)
+  // Loads the warp's keys warp-striped (row j, lane l: element 32 j + l of the segment), a batch of
+  // rows at a time with all of a batch's loads in flight, and stores which elements start a
+  // segment, one bit each. The key before an element is the previous lane's (a shuffle), the
+  // previous row's last lane's, or, for the segment's first element, the key before the segment.
+  __device__ static void
+  stage_heads(params& p, std::uint32_t* heads, std::size_t tile, std::size_t first, int valid, int lane)
   {
     key before_row{};
     if (valid > 0 && first > 0)
@@ -226,29 +275,42 @@ struct scan_by_key_program
                    ? p.predecessor_keys[tile]
                    : key(p.keys[static_cast<difference_of<KeysIt>>(first - 1)]);
     }
-#pragma unroll 4
-    for (int j = 0; j < rows; ++j)
+#pragma unroll
+    for (int batch_begin = 0; batch_begin < rows; batch_begin += key_batch)
     {
-      const int i = j * warp_threads + lane;
-      key current{};
-      if (i < valid)
+      key current[key_batch];
+#pragma unroll
+      for (int b = 0; b < key_batch; ++b)
       {
-        current = p.keys[static_cast<difference_of<KeysIt>>(first + static_cast<std::size_t>(i))];
+        const int i = (batch_begin + b) * warp_threads + lane;
+        if (i < valid)
+        {
+          current[b] = p.keys[static_cast<difference_of<KeysIt>>(first + static_cast<std::size_t>(i))];
+        }
       }
-      key previous = cub::ShuffleUp<warp_threads>(current, 1, 0, 0xffffffffu);
-      if (lane == 0)
+#pragma unroll
+      for (int b = 0; b < key_batch; ++b)
       {
-        previous = before_row;
-      }
-      const bool head = i < valid && ((first == 0 && i == 0) || !p.pred(previous, current));
-      const std::uint32_t row_heads = __ballot_sync(0xffffffffu, head);
-      before_row                    = cub::ShuffleIndex<warp_threads>(current, warp_threads - 1, 0xffffffffu);
-      if (lane == 0)
-      {
-        heads[j] = row_heads;
+        const int i   = (batch_begin + b) * warp_threads + lane;
+        key previous  = cub::ShuffleUp<warp_threads>(current[b], 1, 0, 0xffffffffu);
+        if (lane == 0)
+        {
+          previous = before_row;
+        }
+        const bool head = i < valid && ((first == 0 && i == 0) || !p.pred(previous, current[b]));
+        const std::uint32_t row_heads = __ballot_sync(0xffffffffu, head);
+        before_row                    = cub::ShuffleIndex<warp_threads>(current[b], warp_threads - 1, 0xffffffffu);
+        if (lane == 0)
+        {
+          heads[batch_begin + b] = row_heads;
+        }
       }
     }
   }
+
+  // What a slice holds after the scan: output values (vector layout) or accumulators.
+  template <class Slice>
+  using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, vectors>, value_out, Accum>;
 };
 
 // The by-key tile shape: 128 bytes of values per data thread (32 KiB tiles) and at most 32
@@ -256,7 +318,7 @@ struct scan_by_key_program
 // shared memory every GPU grants, so there is no reduced one.
 template <class Accum>
 struct scan_by_key_tuning
-    : tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * 32 < 128 ? int(sizeof(Accum)) * 32 : 128, 4>
+    : tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * 32 < 128 ? int(sizeof(Accum)) * 32 : 128, 3>
 {};
 
 template <bool Exclusive, class Accum, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
@@ -330,7 +392,11 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                              pred,
                              op,
                              init,
-                             nullptr};
+                             nullptr,
+                             false,
+                             false};
+  p.vector_load  = allows_vector_access(p.values);
+  p.vector_store = allows_vector_access(p.out);
   if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, n))
   {
     temporary_bytes<Derived> copies(policy, tiles * sizeof(key));

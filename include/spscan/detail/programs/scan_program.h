@@ -29,24 +29,6 @@ enum class scan_kind
   exclusive, // out[i] = init op x0 op ... op x(i-1)
 };
 
-inline bool is_16_byte_aligned(const void* p)
-{
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-
-template <class Iterator>
-bool allows_vector_access(const Iterator& it)
-{
-  if constexpr (::cuda::std::is_pointer_v<Iterator>)
-  {
-    return is_16_byte_aligned(it);
-  }
-  else
-  {
-    return false;
-  }
-}
-
 // A scan's parameters, the same for every tile shape. Iterators are unwrapped (raw pointers for
 // contiguous ones, so that they share kernels and can use vectorized accesses).
 template <class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind>
