@@ -4,6 +4,7 @@
 // error; the reduced shape fits what every GPU grants. On the CPU the choice is made against
 // faked limits; on the GPU against the real ones, and the reduced shape's results are checked.
 #include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/programs/scan_by_key_program.h>
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/scan.h>
 
@@ -74,6 +75,20 @@ TEST(KernelShape, EightByteScansKeepThePrimaryShapeWhereItFits)
   const device_limits one_byte_short{int64_shapes::primary_bytes - 1};
   EXPECT_EQ(choose_kernel_shape<int64_shapes>(just_enough), kernel_shape::primary);
   EXPECT_EQ(choose_kernel_shape<int64_shapes>(one_byte_short), kernel_shape::reduced);
+}
+
+// The by-key scans: 8-byte values take 64 KiB tiles where they fit, the reduced shape elsewhere.
+template <class V>
+using by_key_shapes = spscan::detail::
+  scan_by_key_shapes<false, V, const int*, const V*, V*, thrust::equal_to<int>, thrust::plus<V>>;
+static_assert(by_key_shapes<double>::has_reduced && by_key_shapes<double>::reduced_bytes <= guaranteed_shared_bytes);
+static_assert(!by_key_shapes<int>::has_reduced);
+
+TEST(KernelShape, ByKeyScansOfEightByteValuesTakeTheReducedShapeWhereTheirTileDoesNotFit)
+{
+  EXPECT_EQ(choose_kernel_shape<by_key_shapes<double>>(sm_75), kernel_shape::reduced);
+  EXPECT_EQ(choose_kernel_shape<by_key_shapes<double>>(sm_90), kernel_shape::primary);
+  EXPECT_EQ(choose_kernel_shape<by_key_shapes<int>>(every_gpu), kernel_shape::primary);
 }
 
 TEST(KernelShape, NarrowerTypesAlwaysTakeThePrimaryShape)

@@ -209,6 +209,49 @@ float random_float(splitmix& random)
   const float mantissa = random.unit();
   return std::ldexp(mantissa == 0.0f ? 0.5f : mantissa, static_cast<int>(random.below(21)) - 10);
 }
+
+// A by-key style segment carry over floats: a span's fold since its last segment start, and
+// whether one starts in it (a 32-bit flag: no padding, so equal carries have equal bytes). A
+// carry that starts a segment absorbs whatever precedes it.
+struct segment_float
+{
+  float value;
+  std::uint32_t head;
+};
+struct segment_float_then
+{
+  segment_float operator()(const segment_float& a, const segment_float& b) const
+  {
+    return b.head ? b : segment_float{float_plus{}(a.value, b.value), a.head};
+  }
+};
+struct segment_float_absorbing
+{
+  static constexpr bool enabled = true;
+  static bool absorbs(const segment_float& c)
+  {
+    return c.head != 0;
+  }
+};
+// About one aggregate in 48 starts a segment: rare enough that look-backs still walk back past
+// windows without one and restart forward, often enough that many stop at one.
+segment_float random_segment_float(splitmix& random)
+{
+  const float value = random_float(random);
+  return {value, random.next() % 48 == 0 ? 1u : 0u};
+}
+
+// The look-back's absorbing values for a carry type (look_back.h): the segment carry's starts.
+template <class Accum>
+struct absorbing_for
+{
+  using type = spscan::detail::nothing_absorbs;
+};
+template <>
+struct absorbing_for<segment_float>
+{
+  using type = segment_float_absorbing;
+};
 double random_double(splitmix& random)
 {
   const double mantissa = static_cast<double>(random.next() >> 11) / double(1ull << 52) - 1.0; // [-1, 1)
@@ -826,7 +869,8 @@ template <int Depth, class Accum, class State, class Op>
 Accum model_look_back(const State& state, std::size_t tile, Op& fold, pacer& pace, model_stats& stats)
 {
   spscan_test::host_lanes<Accum, pacer, Depth> lanes(pace);
-  const Accum prefix = exclusive_prefix_of<Accum>(state, static_cast<long long>(tile), fold, lanes);
+  const Accum prefix = exclusive_prefix_of<Accum, false, typename absorbing_for<Accum>::type>(
+    state, static_cast<long long>(tile), fold, lanes);
   stats.record_look_back(lanes);
   return prefix;
 }
@@ -1165,6 +1209,7 @@ using split_matrix       = split_tile_state<mat2>;
 using packed_float       = packed_tile_state<float>;
 using packed_double      = packed_tile_state<double>; // a 128-bit word
 using split_affine_float = split_tile_state<affine_float>;
+using packed_segment     = packed_tile_state<segment_float>; // a 128-bit word
 
 const auto affine16_data = fresh_data<affine16>(random_affine16);
 const auto mat2_data     = fresh_data<mat2>(random_mat2);
@@ -1289,6 +1334,13 @@ TEST(LookBackModel, DoubleSumsInTheWidePackedLayoutArePublishedBitwiseAsTheLeftF
 TEST(LookBackModel, FloatAffineCompositionsArePublishedBitwiseAsTheLeftFoldUnderEverySchedule)
 {
   expect_bitwise_left_fold<split_affine_float, affine_float>(affine_float_then{}, random_affine_float);
+}
+
+// A look-back that stops at an absorbing aggregate (a tile that starts a segment) instead of a P
+// publishes the same bits as the left fold through every earlier tile.
+TEST(LookBackModel, SegmentCarriesStoppingAtSegmentStartsArePublishedBitwiseAsTheLeftFold)
+{
+  expect_bitwise_left_fold<packed_segment, segment_float>(segment_float_then{}, random_segment_float);
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -116,6 +116,21 @@ public:
     return bits;
   }
 
+  // Lanes of window w holding an A or a P whose value satisfies `pred`.
+  template <class Pred>
+  std::uint32_t published_where(int w, Pred pred) const
+  {
+    std::uint32_t bits = 0;
+    for (int lane = 0; lane < lanes; ++lane)
+    {
+      const auto& s  = window_[w][lane];
+      const bool set = (s.status == spscan::detail::status_aggregate || s.status == spscan::detail::status_prefix)
+                    && pred(s.value);
+      bits |= (set ? 1u : 0u) << lane;
+    }
+    return bits;
+  }
+
   Accum value(int w, int lane) const
   {
     return window_[w][lane].value;

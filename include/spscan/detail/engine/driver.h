@@ -22,6 +22,7 @@
 //   static carry initial_prefix(const params&);
 //   static <op> carry_op(params&);
 //   template <class Tile> static void run(params&, shared_storage&, const Tile&);   data warps
+// and optionally `absorbing`, the carries that absorb what precedes them (look_back.h).
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -62,6 +63,21 @@ struct driver_shared
 template <class Program>
 constexpr int data_threads_of = Program::tuning::threads;
 
+// Program::absorbing where a program names it (its carries' absorbing values, look_back.h), else
+// nothing_absorbs.
+template <class Program, class = void>
+struct absorbing_of_impl
+{
+  using type = nothing_absorbs;
+};
+template <class Program>
+struct absorbing_of_impl<Program, ::cuda::std::void_t<typename Program::absorbing>>
+{
+  using type = typename Program::absorbing;
+};
+template <class Program>
+using absorbing_of = typename absorbing_of_impl<Program>::type;
+
 // The data warps and the look-back warp.
 template <class Program>
 constexpr int cta_threads_of = data_threads_of<Program> + warp_threads;
@@ -97,6 +113,12 @@ struct warp_lanes
   __device__ std::uint32_t mask(int w, tile_status status) const
   {
     return __ballot_sync(0xffffffffu, snapshot(w).status == status);
+  }
+  template <class Pred>
+  __device__ std::uint32_t published_where(int w, Pred pred) const
+  {
+    const tile_snapshot<Accum> s = snapshot(w);
+    return __ballot_sync(0xffffffffu, (s.status == status_aggregate || s.status == status_prefix) && pred(s.value));
   }
   __device__ Accum value(int w, int lane) const
   {
@@ -290,7 +312,7 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
     {
       warp_lanes<carry, tuning::look_back_depth> lanes;
       auto op            = Program::carry_op(p.program);
-      const carry prefix = exclusive_prefix_of<carry, tree_fold_of<tuning>::value>(
+      const carry prefix = exclusive_prefix_of<carry, tree_fold_of<tuning>::value, absorbing_of<Program>>(
         p.tiles_state, static_cast<long long>(tile), op, lanes);
       if (thread % warp_threads == 0)
       {

@@ -81,19 +81,26 @@ constexpr kernel_shape choose_kernel_shape(device_limits limits)
                                                                                          : kernel_shape::reduced;
 }
 
-// Runs the program in the shape the current device can launch.
-template <class Shapes, class Derived>
-void launch_in_fitting_shape(cuda_policy<Derived>& policy, const typename Shapes::primary::params& params, std::size_t n)
+// Names a program for with_fitting_shape's callable.
+template <class Program>
+struct program_tag
+{
+  using type = Program;
+};
+
+// Calls `launch(program_tag<P>{})` with P the shape of the program the current device can launch.
+template <class Shapes, class Launch>
+void with_fitting_shape(Launch&& launch)
 {
   if constexpr (Shapes::has_reduced)
   {
     if (choose_kernel_shape<Shapes>(current_device_limits()) == kernel_shape::reduced)
     {
-      launch_single_pass<typename Shapes::reduced>(policy, params, n);
+      launch(program_tag<typename Shapes::reduced>{});
       return;
     }
   }
-  launch_single_pass<typename Shapes::primary>(policy, params, n);
+  launch(program_tag<typename Shapes::primary>{});
 }
 
 } // namespace spscan::detail

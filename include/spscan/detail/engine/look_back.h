@@ -29,6 +29,8 @@
 //   void load(const State&, long long first_tile)     lane l of window w reads tile
 //                                                     first_tile - 32 w + l (if >= 0)
 //   std::uint32_t mask(int w, tile_status) const      lanes of window w whose snapshot has that status
+//   std::uint32_t published_where(int w, Pred) const  lanes of window w holding an A or a P whose
+//                                                     value satisfies Pred (absorbing carries only)
 //   Accum value(int w, int lane) const                the value read by that lane of window w
 //   void pause()                                      back off before reading again
 // and, for the ablation bench's timing-dependent fold only (tuning.h, tree_fold):
@@ -56,6 +58,34 @@ SPSCAN_HOST_DEVICE inline int highest_set_lane(std::uint32_t mask)
                  }
                  return lane;
                }));
+}
+
+// Absorbing carries. A carry type may have values that absorb whatever precedes them:
+// op(x, b) == b for every x (a by-key carry whose span starts a segment). A tile whose published
+// aggregate absorbs is then as good a start as a P: the left fold through it equals that
+// aggregate, bit for bit, so the look-back may stop walking back there and restart its fold from
+// it without changing any result. `Absorbing` says which values absorb (`enabled`, `absorbs(v)`);
+// the default has none.
+struct nothing_absorbs
+{
+  static constexpr bool enabled = false;
+};
+
+// Lanes of window w the fold may start from: those holding a P, and an A that absorbs.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Absorbing, class Lanes>
+SPSCAN_HOST_DEVICE std::uint32_t start_lanes(const Lanes& lanes, int w)
+{
+  if constexpr (Absorbing::enabled)
+  {
+    return lanes.mask(w, status_prefix) | lanes.published_where(w, [](const auto& value) {
+             return Absorbing::absorbs(value);
+           });
+  }
+  else
+  {
+    return lanes.mask(w, status_prefix);
+  }
 }
 
 // Lanes after `lane` (all lanes for lane == -1).
@@ -98,10 +128,10 @@ SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op,
 }
 
 // Folds every window of the read just made that lies nearer the tile than window `from_w`, and
-// window `from_w` itself from lane `from_lane`, restarting from the highest P of each window it
-// folds whole when `restart` is set.
+// window `from_w` itself from lane `from_lane`, restarting from the highest start lane (a P, or an
+// absorbing A) of each window it folds whole when `restart` is set.
 _CCCL_EXEC_CHECK_DISABLE
-template <bool Restart, bool TreeFold, class Accum, class Op, class Lanes>
+template <bool Restart, bool TreeFold, class Absorbing, class Accum, class Op, class Lanes>
 SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& op, const Lanes& lanes)
 {
 #pragma unroll
@@ -114,7 +144,7 @@ SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& 
     int from = w == from_w ? from_lane : 0;
     if constexpr (Restart)
     {
-      const int p = highest_set_lane(lanes.mask(w, status_prefix));
+      const int p = highest_set_lane(start_lanes<Absorbing>(lanes, w));
       if (p >= 0)
       {
         prefix = lanes.value(w, p);
@@ -126,12 +156,13 @@ SPSCAN_HOST_DEVICE void fold_read(Accum& prefix, int from_w, int from_lane, Op& 
 }
 
 _CCCL_EXEC_CHECK_DISABLE
-template <class Accum, bool TreeFold = false, class State, class Op, class Lanes>
+template <class Accum, bool TreeFold = false, class Absorbing = nothing_absorbs, class State, class Op, class Lanes>
 SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile, Op& op, Lanes& lanes)
 {
   constexpr long long span = static_cast<long long>(look_back_window) * Lanes::depth;
 
-  // Backward: find the nearest window holding a P with no X after it.
+  // Backward: find the nearest window holding a start lane (a P, or an absorbing A) with no X
+  // after it.
   long long first = tile - look_back_window;
   int found_w     = -1;
   int found_lane  = -1;
@@ -144,7 +175,7 @@ SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile,
     {
       if (found_w < 0 && !blocked)
       {
-        const int p = highest_set_lane(lanes.mask(w, status_prefix));
+        const int p = highest_set_lane(start_lanes<Absorbing>(lanes, w));
         if ((lanes.mask(w, status_empty) & lanes_after(p)) != 0)
         {
           blocked = true;
@@ -168,13 +199,13 @@ SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile,
     first -= span;
   }
 
-  // Forward: fold from that P through tile - 1.
+  // Forward: fold from that start through tile - 1.
   Accum prefix = lanes.value(found_w, found_lane);
-  fold_read<false, TreeFold>(prefix, found_w, found_lane + 1, op, lanes);
+  fold_read<false, TreeFold, Absorbing>(prefix, found_w, found_lane + 1, op, lanes);
   for (first += span; first < tile; first += span)
   {
     lanes.load(state, first);
-    fold_read<true, TreeFold>(prefix, Lanes::depth - 1, 0, op, lanes);
+    fold_read<true, TreeFold, Absorbing>(prefix, Lanes::depth - 1, 0, op, lanes);
   }
   return prefix;
 }

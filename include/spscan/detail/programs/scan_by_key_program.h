@@ -20,6 +20,7 @@
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/block_scan.h>
+#include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
@@ -121,6 +122,17 @@ struct scan_by_key_program
     alignas(16) unsigned char slices[warps][slice_bytes];
     std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment starts a segment
     typename block::shared_storage block;
+  };
+
+  // A carry whose span starts a segment absorbs what precedes it: the look-back stops at the
+  // nearest tile with a segment start (look_back.h), whatever lies before.
+  struct absorbing
+  {
+    static constexpr bool enabled = true;
+    SPSCAN_HOST_DEVICE static bool absorbs(const carry& c)
+    {
+      return c.head;
+    }
   };
 
   // Segments restart at init; nothing comes before the first tile.
@@ -313,16 +325,23 @@ struct scan_by_key_program
   using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, vectors>, value_out, Accum>;
 };
 
-// The by-key tile shape: 128 bytes of values per data thread (32 KiB tiles) and at most 32
-// elements per thread, whose head flags then share one word. Every shape fits the 48 KiB of
-// shared memory every GPU grants, so there is no reduced one.
+// The by-key tile shapes: 32 elements per data thread at most (their head flags share one word);
+// 128 bytes of values per thread (32 KiB tiles), 256 for 8-byte values (64 KiB tiles, half as many
+// tiles to pass through the look-back), and the reduced shape for GPUs that grant less shared
+// memory (engine/kernel_shape.h). 3 CTAs per SM: more registers than the scan (head flags, carries).
+template <int ValueBytes, int BytesPerThread>
+using by_key_shape = tile_shape<ValueBytes, ValueBytes * 32 < BytesPerThread ? ValueBytes * 32 : BytesPerThread, 3>;
+
 template <class Accum>
-struct scan_by_key_tuning
-    : tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * 32 < 128 ? int(sizeof(Accum)) * 32 : 128, 3>
+struct scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), sizeof(Accum) == 8 ? 256 : 128>
 {};
 
-template <bool Exclusive, class Accum, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
-using scan_by_key_program_for = scan_by_key_program<scan_by_key_tuning<Accum>,
+template <class Accum>
+struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
+{};
+
+template <bool Exclusive, class Accum, class Tuning, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
+using scan_by_key_program_for = scan_by_key_program<Tuning,
                                                     unwrapped_iterator<KeysIt>,
                                                     unwrapped_iterator<ValuesIt>,
                                                     unwrapped_iterator<OutputIt>,
@@ -330,6 +349,11 @@ using scan_by_key_program_for = scan_by_key_program<scan_by_key_tuning<Accum>,
                                                     Pred,
                                                     Op,
                                                     Exclusive>;
+
+template <bool Exclusive, class Accum, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
+using scan_by_key_shapes =
+  kernel_shapes<scan_by_key_program_for<Exclusive, Accum, scan_by_key_tuning<Accum>, KeysIt, ValuesIt, OutputIt, Pred, Op>,
+                scan_by_key_program_for<Exclusive, Accum, reduced_scan_by_key_tuning<Accum>, KeysIt, ValuesIt, OutputIt, Pred, Op>>;
 
 // [tile] = keys[tile * tile_items - 1] for every tile after the first: the key before each tile,
 // copied before a scan whose output overwrites the keys.
@@ -367,8 +391,34 @@ bool output_may_overwrite_keys(const KeysIt& keys, const OutputIt& out, std::siz
   }
 }
 
-// Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`;
-// returns result + n.
+// Runs `Program` (one shape of a by-key scan). Where the output overwrites keys that later tiles
+// still read, the key before each tile is copied first.
+template <class Program, class Derived>
+void launch_scan_by_key(cuda_policy<Derived>& policy, typename Program::params p)
+{
+  using key                   = typename Program::key;
+  constexpr std::size_t items = Program::tuning::tile_items;
+  const std::size_t tiles     = (p.n + items - 1) / items;
+  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n))
+  {
+    temporary_bytes<Derived> copies(policy, tiles * sizeof(key));
+    key* predecessors          = reinterpret_cast<key*>(thrust::raw_pointer_cast(copies.data()));
+    constexpr unsigned threads = 256;
+    cudaGetLastError(); // not this call's (launch.h)
+    copy_predecessor_keys<<<static_cast<unsigned>((tiles + threads - 1) / threads), threads, 0, stream_of(policy)>>>(
+      p.keys, items, tiles, predecessors);
+    throw_if_failed(cudaGetLastError(), "spscan: copying the keys before each tile failed");
+    p.predecessor_keys = predecessors;
+    launch_single_pass<Program>(policy, p, p.n);
+  }
+  else
+  {
+    launch_single_pass<Program>(policy, p, p.n);
+  }
+}
+
+// Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`,
+// in the shape the device can launch; returns result + n.
 template <bool Exclusive, class Accum, class Derived, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
 OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                KeysIt keys_first,
@@ -379,40 +429,24 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                Op op,
                                Accum init)
 {
-  using program = scan_by_key_program_for<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
-  using key     = typename program::key;
-  const auto distance         = thrust::distance(keys_first, keys_last);
-  const std::size_t n         = distance > 0 ? static_cast<std::size_t>(distance) : 0;
-  constexpr std::size_t items = program::tuning::tile_items;
-  const std::size_t tiles     = (n + items - 1) / items;
-  typename program::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
-                             thrust::try_unwrap_contiguous_iterator(values),
-                             thrust::try_unwrap_contiguous_iterator(result),
-                             n,
-                             pred,
-                             op,
-                             init,
-                             nullptr,
-                             false,
-                             false};
+  using shapes        = scan_by_key_shapes<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
+  const auto distance = thrust::distance(keys_first, keys_last);
+  const std::size_t n = distance > 0 ? static_cast<std::size_t>(distance) : 0;
+  typename shapes::primary::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
+                                     thrust::try_unwrap_contiguous_iterator(values),
+                                     thrust::try_unwrap_contiguous_iterator(result),
+                                     n,
+                                     pred,
+                                     op,
+                                     init,
+                                     nullptr,
+                                     false,
+                                     false};
   p.vector_load  = allows_vector_access(p.values);
   p.vector_store = allows_vector_access(p.out);
-  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, n))
-  {
-    temporary_bytes<Derived> copies(policy, tiles * sizeof(key));
-    key* predecessors          = reinterpret_cast<key*>(thrust::raw_pointer_cast(copies.data()));
-    constexpr unsigned threads = 256;
-    cudaGetLastError(); // not this call's (launch.h)
-    copy_predecessor_keys<<<static_cast<unsigned>((tiles + threads - 1) / threads), threads, 0, stream_of(policy)>>>(
-      p.keys, items, tiles, predecessors);
-    throw_if_failed(cudaGetLastError(), "spscan: copying the keys before each tile failed");
-    p.predecessor_keys = predecessors;
-    launch_single_pass<program>(policy, p, n);
-  }
-  else
-  {
-    launch_single_pass<program>(policy, p, n);
-  }
+  with_fitting_shape<shapes>([&](auto shape) {
+    launch_scan_by_key<typename decltype(shape)::type>(policy, p);
+  });
   return result + static_cast<difference_of<OutputIt>>(n);
 }
 

@@ -232,8 +232,10 @@ template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size,
 OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
-  launch_in_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op>>(
-    policy, make_scan_params<Kind>(first, n, result, op, init), n);
+  const auto params   = make_scan_params<Kind>(first, n, result, op, init);
+  with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op>>([&](auto shape) {
+    launch_single_pass<typename decltype(shape)::type>(policy, params, n);
+  });
   return result + (count > 0 ? count : Size{0});
 }
 
