@@ -6,6 +6,7 @@
 # difference. The ratio is the one scan_bench reports for spscan with a caching allocator.
 #
 # Usage: scripts/bench_against.sh BASELINE [scan_bench option]...   (e.g. --max-log2 28 --no-extras)
+# CURRENT_BENCH=path uses an already built scan_bench of this tree instead of building one.
 # Output: $OUT (default ./out)/bench_against.csv and the table on stdout.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,13 +23,18 @@ build() { # build <source dir> <build dir>
   cmake --build "$2" --target scan_bench --parallel "$jobs" > "$2.build.log" 2>&1
 }
 build "$baseline" "$root/build/bench-baseline"
-build "$root" "$root/build/bench-current"
+baseline_bench="$root/build/bench-baseline/bench/scan_bench"
+current_bench=${CURRENT_BENCH:-}
+if [[ -z $current_bench ]]; then
+  build "$root" "$root/build/bench-current"
+  current_bench="$root/build/bench-current/bench/scan_bench"
+fi
 
 for round in 1 2; do
-  for version in baseline current; do
-    echo "[bench_against] round $round: $version"
-    "$root/build/bench-$version/bench/scan_bench" --csv "$OUT/against-$version-$round.csv" "$@" > /dev/null
-  done
+  echo "[bench_against] round $round: baseline"
+  "$baseline_bench" --csv "$OUT/against-baseline-$round.csv" "$@" > /dev/null
+  echo "[bench_against] round $round: current"
+  "$current_bench" --csv "$OUT/against-current-$round.csv" "$@" > /dev/null
 done
 
 python3 - "$OUT" << 'PY'
