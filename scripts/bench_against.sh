@@ -6,7 +6,8 @@
 # difference. The ratio is the one scan_bench reports for spscan with a caching allocator.
 #
 # Usage: scripts/bench_against.sh BASELINE [scan_bench option]...   (e.g. --max-log2 28 --no-extras)
-# CURRENT_BENCH=path uses an already built scan_bench of this tree instead of building one.
+# CURRENT_BENCH=path uses an already built scan_bench of this tree instead of building one;
+# ROUNDS=N alternates N times (default 2).
 # Output: $OUT (default ./out)/bench_against.csv and the table on stdout.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,19 +31,20 @@ if [[ -z $current_bench ]]; then
   current_bench="$root/build/bench-current/bench/scan_bench"
 fi
 
-for round in 1 2; do
+rounds=${ROUNDS:-2}
+for round in $(seq 1 "$rounds"); do
   echo "[bench_against] round $round: baseline"
   "$baseline_bench" --csv "$OUT/against-baseline-$round.csv" "$@" > /dev/null
   echo "[bench_against] round $round: current"
   "$current_bench" --csv "$OUT/against-current-$round.csv" "$@" > /dev/null
 done
 
-python3 - "$OUT" << 'PY'
+python3 - "$OUT" "$rounds" << 'PY'
 import csv, sys, statistics
-out = sys.argv[1]
+out, rounds = sys.argv[1], int(sys.argv[2])
 def load(version):
     rows = {}
-    for r in (1, 2):
+    for r in range(1, rounds + 1):
         with open(f"{out}/against-{version}-{r}.csv") as f:
             for row in csv.DictReader(f):
                 rows.setdefault((row["type"], int(row["log2n"])), []).append(float(row["spscan_ratio"]))

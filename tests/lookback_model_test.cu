@@ -228,7 +228,7 @@ struct segment_float_then
 struct segment_float_absorbing
 {
   static constexpr bool enabled = true;
-  static bool absorbs(const segment_float& c)
+  __host__ __device__ static bool absorbs(const segment_float& c)
   {
     return c.head != 0;
   }
