@@ -393,7 +393,10 @@ constexpr bool every_form_allocates_like_thrust =
   && allocates_like<par_on_type, decltype(thrust::cuda::par.on(cudaStream_t{}))>
   && allocates_like<nosync_type, std::remove_cv_t<decltype(thrust::cuda::par_nosync)>>
   && allocates_like<nosync_on_type, decltype(thrust::cuda::par_nosync.on(cudaStream_t{}))>
-  && temporary_storage_model::is_stream_ordered<nosync_type> && temporary_storage_model::is_stream_ordered<nosync_on_type>
+  // Thrust's nosync policies allocate stream-ordered since CCCL 3 (CCCL 2.8: as par does).
+  && (THRUST_VERSION < 300000
+      || (temporary_storage_model::is_stream_ordered<nosync_type>
+          && temporary_storage_model::is_stream_ordered<nosync_on_type>))
   && !temporary_storage_model::is_stream_ordered<par_type> && !temporary_storage_model::is_stream_ordered<par_on_type>;
 
 static_assert(all_derive_from_thrusts_cuda_policy(every_policy_type{}));

@@ -106,33 +106,37 @@ private:
   }
 };
 
-// Without an allocator, Thrust's par_nosync and par_nosync.on(s) allocate temporary storage
-// stream-ordered (cudaMallocAsync / cudaFreeAsync on their stream) instead of through
-// cudaMalloc / cudaFree, which would synchronize. spscan's nosync policies hand each request to
-// Thrust's own implementation (thrust_bridge.h), so the two cannot drift.
+#if SPSCAN_DETAIL_THRUST_NOSYNC_IS_STREAM_ORDERED
+// Without an allocator, Thrust's par_nosync and par_nosync.on(s) take temporary storage
+// stream-ordered (cudaMallocAsync / cudaFreeAsync on their stream) instead of through cudaMalloc /
+// cudaFree, which would synchronize. spscan's nosync policies hand each request to Thrust's own
+// implementation for the corresponding Thrust policy (thrust_bridge.h), so the two cannot drift.
+// (Where Thrust's par_nosync allocates like par, CCCL 2.8, so do spscan's, through the same
+// generic path.)
 template <class T>
 thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(par_nosync_t&, ::cuda::std::ptrdiff_t n)
 {
-  return stream_ordered_buffer<T>(default_stream(), n);
+  return nosync_temporary_buffer<T>(default_stream(), n);
 }
 
 template <class Pointer>
 void return_temporary_buffer(par_nosync_t&, Pointer p, ::cuda::std::ptrdiff_t n)
 {
-  return_stream_ordered_buffer(default_stream(), p, n);
+  return_nosync_temporary_buffer(default_stream(), p, n);
 }
 
 template <class T>
 thrust::pair<T*, ::cuda::std::ptrdiff_t> get_temporary_buffer(on_stream<false>& policy, ::cuda::std::ptrdiff_t n)
 {
-  return stream_ordered_buffer<T>(stream_of(policy), n);
+  return nosync_temporary_buffer<T>(stream_of(policy), n);
 }
 
 template <class Pointer>
 void return_temporary_buffer(on_stream<false>& policy, Pointer p, ::cuda::std::ptrdiff_t n)
 {
-  return_stream_ordered_buffer(stream_of(policy), p, n);
+  return_nosync_temporary_buffer(stream_of(policy), p, n);
 }
+#endif
 
 } // namespace spscan::detail::scan_routing
 

@@ -18,11 +18,11 @@
 #include <thrust/detail/execute_with_allocator.h>
 #include <thrust/detail/temporary_array.h>
 #include <thrust/execution_policy.h>
+#include <thrust/memory.h>
 #include <thrust/pair.h>
 #include <thrust/system/cuda/detail/execution_policy.h>
 #include <thrust/system/cuda/detail/scan.h>
 #include <thrust/system/cuda/detail/scan_by_key.h>
-#include <thrust/system/cuda/detail/temporary_buffer.h>
 #include <thrust/system/cuda/detail/transform_scan.h>
 #include <thrust/system/cuda/detail/util.h>
 #include <thrust/system/detail/generic/scan.h>
@@ -109,20 +109,27 @@ void finish_call(cuda_policy<Derived>& policy, const char* what)
   throw_if_failed(thrust::cuda_cub::synchronize_optional(policy), what);
 }
 
-// Stream-ordered temporary storage (cudaMallocAsync / cudaFreeAsync), Thrust's own implementation
-// for thrust::cuda::par_nosync.on(stream).
+// Whether Thrust's CUDA backend takes par_nosync's temporary storage stream-ordered
+// (cudaMallocAsync / cudaFreeAsync): CCCL 3 does; CCCL 2.8 takes it through cudaMalloc, as for par.
+#define SPSCAN_DETAIL_THRUST_NOSYNC_IS_STREAM_ORDERED (THRUST_VERSION >= 300000)
+
+// Temporary storage as Thrust's own par_nosync.on(stream) takes it, through Thrust's dispatch for
+// that policy.
 template <class T>
-thrust::pair<T*, ::cuda::std::ptrdiff_t> stream_ordered_buffer(cudaStream_t stream, ::cuda::std::ptrdiff_t n)
+thrust::pair<T*, ::cuda::std::ptrdiff_t> nosync_temporary_buffer(cudaStream_t stream, ::cuda::std::ptrdiff_t n)
 {
   thrust::cuda_cub::execute_on_stream_nosync thrust_policy(stream);
-  return thrust::cuda_cub::get_temporary_buffer<T>(thrust_policy, n);
+  const auto buffer = thrust::get_temporary_buffer<T>(thrust_policy, n);
+  return {thrust::raw_pointer_cast(buffer.first), buffer.second};
 }
 
 template <class Pointer>
-void return_stream_ordered_buffer(cudaStream_t stream, Pointer p, ::cuda::std::ptrdiff_t n)
+void return_nosync_temporary_buffer(cudaStream_t stream, Pointer p, ::cuda::std::ptrdiff_t n)
 {
+  using element = ::cuda::std::remove_pointer_t<decltype(thrust::raw_pointer_cast(p))>;
   thrust::cuda_cub::execute_on_stream_nosync thrust_policy(stream);
-  thrust::cuda_cub::return_temporary_buffer(thrust_policy, p, n);
+  thrust::return_temporary_buffer(
+    thrust_policy, thrust::pointer<element, thrust::cuda_cub::execute_on_stream_nosync>(thrust::raw_pointer_cast(p)), n);
 }
 
 // What thrust::try_unwrap_contiguous_iterator makes of an iterator: the raw pointer behind a
