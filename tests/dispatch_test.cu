@@ -30,6 +30,7 @@
 #include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
+#include <support/wide_value.h>
 
 // ---------------------------------------------------------------------------------------------
 // A program's own policies and systems, with overloads in its own namespace, as Thrust documents
@@ -680,24 +681,8 @@ TEST(RetaggedDispatch, EveryFormReachesTheSystemsOverload)
 // ---------------------------------------------------------------------------------------------
 // spscan's own policies: one route per call
 
-struct wide_value
-{
-  long long part[5];
-};
-static_assert(sizeof(wide_value) > spscan::detail::max_kernel_accumulator_bytes);
-
-struct add_wide
-{
-  __host__ __device__ wide_value operator()(const wide_value& a, const wide_value& b) const
-  {
-    wide_value sum;
-    for (int i = 0; i < 5; ++i)
-    {
-      sum.part[i] = a.part[i] + b.part[i];
-    }
-    return sum;
-  }
-};
+using spscan_test::add_wide;
+using spscan_test::wide_value;
 
 TEST(SpscanPolicyDispatch, AFallbackThroughSpscansFunctionCountsOnce)
 {

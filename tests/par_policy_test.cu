@@ -11,6 +11,7 @@
 #include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
+#include <support/wide_value.h>
 
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
@@ -524,29 +525,8 @@ TEST(ParPolicyDispatch, ThrustEntryPointsReachSpscanForEveryPolicyAndForm)
 // An accumulator wider than the kernel holds (route.h: 32 bytes) takes the fallback, which must
 // run Thrust's CUDA backend once, not come back to spscan's overload.
 
-struct wide_value
-{
-  long long part[5];
-};
-static_assert(sizeof(wide_value) > spscan::detail::max_kernel_accumulator_bytes);
-
-bool operator==(const wide_value& a, const wide_value& b)
-{
-  return std::equal(std::begin(a.part), std::end(a.part), std::begin(b.part));
-}
-
-struct add_wide
-{
-  __host__ __device__ wide_value operator()(const wide_value& a, const wide_value& b) const
-  {
-    wide_value sum;
-    for (int i = 0; i < 5; ++i)
-    {
-      sum.part[i] = a.part[i] + b.part[i];
-    }
-    return sum;
-  }
-};
+using spscan_test::add_wide;
+using spscan_test::wide_value;
 
 struct widen
 {

@@ -44,6 +44,24 @@ struct vector_shape
 template <class Iterator>
 using difference_of = typename thrust::iterator_traits<Iterator>::difference_type;
 
+// Whether a warp's segment of Items elements per lane, read through InputIt and written through
+// OutputIt, can take the vector layout: raw pointers in and out, elements of one size that divides
+// 16 bytes, whole 16-byte words per lane. (allows_vector_access checks the alignment per call.)
+template <class InputIt, class OutputIt, int Items>
+constexpr bool vector_layout_fits = [] {
+  using in  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<InputIt>>;
+  using out = ::cuda::std::remove_pointer_t<OutputIt>;
+  if constexpr (::cuda::std::is_pointer_v<InputIt> && ::cuda::std::is_pointer_v<OutputIt> && !::cuda::std::is_void_v<out>)
+  {
+    return !::cuda::std::is_const_v<out> && sizeof(in) == sizeof(out) && 16 % sizeof(in) == 0
+        && vector_shape<in, Items>::fits;
+  }
+  else
+  {
+    return false;
+  }
+}();
+
 // Whether an iterator allows the vector layout's 16-byte accesses: a raw pointer, 16-byte aligned
 // (a tile program checks it once per call, on the host).
 template <class Iterator>

@@ -95,21 +95,15 @@ struct scan_by_key_program
 
   using value_in  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<ValuesIt>>;
   using value_out = ::cuda::std::remove_pointer_t<OutputIt>;
-  // As for the scan (scan_program.h): raw pointers of one element size that divides 16 bytes, in
-  // whole 16-byte words per lane, move as 16-byte words straight into shared memory.
-  static constexpr bool vector_layout =
-    ::cuda::std::is_pointer_v<ValuesIt> && ::cuda::std::is_pointer_v<OutputIt> && !::cuda::std::is_const_v<value_out>
-    && sizeof(value_in) == size_or_zero<value_out> && 16 % sizeof(value_in) == 0 && vector_shape<value_in, items>::fits;
+  // Values move as 16-byte words straight into shared memory where they can (tile_io.h).
+  static constexpr bool vector_layout = vector_layout_fits<ValuesIt, OutputIt, items>;
 
   using elements = element_slice<Accum, items>;
   using vectors  = vector_slice<value_in, items>;
   using block    = block_scan<carry, warps>;
 
-  static constexpr std::size_t largest(std::size_t a, std::size_t b)
-  {
-    return a > b ? a : b;
-  }
-  static constexpr std::size_t slice_bytes = largest(elements::bytes, vector_layout ? vectors::bytes : 0);
+  static constexpr std::size_t slice_bytes =
+    vector_layout && vectors::bytes > elements::bytes ? vectors::bytes : elements::bytes;
 
   // Rows of keys a lane holds at once while it finds the heads, their loads in flight together:
   // 32 bytes of keys (all 32 rows of 4-byte keys, or 16, spilled registers at 4 CTAs per SM).

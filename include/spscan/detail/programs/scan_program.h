@@ -57,22 +57,14 @@ struct scan_program
 
   using input_value  = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<InputIt>>;
   using output_value = ::cuda::std::remove_pointer_t<OutputIt>;
-  // The vector layout (tile_io.h) needs raw pointers in and out, elements of one size that divides
-  // 16 bytes, and whole 16-byte words per lane.
-  static constexpr bool vector_layout =
-    ::cuda::std::is_pointer_v<InputIt> && ::cuda::std::is_pointer_v<OutputIt> && !::cuda::std::is_const_v<output_value>
-    && sizeof(input_value) == size_or_zero<output_value> && 16 % sizeof(input_value) == 0
-    && vector_shape<input_value, items>::fits;
+  static constexpr bool vector_layout = vector_layout_fits<InputIt, OutputIt, items>; // tile_io.h
 
   using vectors  = vector_slice<input_value, items>;
   using elements = element_slice<Accum, items>;
   using block    = block_scan<Accum, warps>;
 
-  static constexpr std::size_t largest(std::size_t a, std::size_t b)
-  {
-    return a > b ? a : b;
-  }
-  static constexpr std::size_t slice_bytes = largest(elements::bytes, vector_layout ? vectors::bytes : 0);
+  static constexpr std::size_t slice_bytes =
+    vector_layout && vectors::bytes > elements::bytes ? vectors::bytes : elements::bytes;
 
   struct shared_storage
   {
