@@ -681,8 +681,8 @@ TEST(RetaggedDispatch, EveryFormReachesTheSystemsOverload)
 // ---------------------------------------------------------------------------------------------
 // spscan's own policies: one route per call
 
-using spscan_test::add_wide;
-using spscan_test::wide_value;
+using spscan_test::wide::add_wide;
+using spscan_test::wide::wide_value;
 
 TEST(SpscanPolicyDispatch, AFallbackThroughSpscansFunctionCountsOnce)
 {

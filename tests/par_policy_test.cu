@@ -525,8 +525,8 @@ TEST(ParPolicyDispatch, ThrustEntryPointsReachSpscanForEveryPolicyAndForm)
 // An accumulator wider than the kernel holds (route.h: 32 bytes) takes the fallback, which must
 // run Thrust's CUDA backend once, not come back to spscan's overload.
 
-using spscan_test::add_wide;
-using spscan_test::wide_value;
+using spscan_test::wide::add_wide;
+using spscan_test::wide::wide_value;
 
 struct widen
 {

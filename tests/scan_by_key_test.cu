@@ -493,8 +493,8 @@ TEST(ScanByKey, MoreThanTwoToThe31Elements)
   EXPECT_EQ(thrust::count_if(thrust::device, checked, checked + n, wrong_count_in_segment{}), 0);
 }
 
-using spscan_test::add_wide;
-using spscan_test::wide_value;
+using spscan_test::wide::add_wide;
+using spscan_test::wide::wide_value;
 
 TEST(ScanByKey, AccumulatorsTheKernelCannotHoldRunThrusts)
 {

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <iterator>
 
-namespace spscan_test
+// In a namespace of its own: argument-dependent lookup on it finds only its operator==, not the
+// other helpers of spscan_test that tests define again for themselves.
+namespace spscan_test::wide
 {
 
 struct wide_value
@@ -34,4 +36,4 @@ struct add_wide
   }
 };
 
-} // namespace spscan_test
+} // namespace spscan_test::wide
