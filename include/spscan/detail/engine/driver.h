@@ -65,18 +65,8 @@ constexpr int data_threads_of = Program::tuning::threads;
 
 // Program::absorbing where a program names it (its carries' absorbing values, look_back.h), else
 // nothing_absorbs.
-template <class Program, class = void>
-struct absorbing_of_impl
-{
-  using type = nothing_absorbs;
-};
 template <class Program>
-struct absorbing_of_impl<Program, ::cuda::std::void_t<typename Program::absorbing>>
-{
-  using type = typename Program::absorbing;
-};
-template <class Program>
-using absorbing_of = typename absorbing_of_impl<Program>::type;
+using absorbing_of = member_type_or<nothing_absorbs, Program, member_absorbing>;
 
 // The data warps and the look-back warp.
 template <class Program>
@@ -201,6 +191,19 @@ public:
   __device__ std::size_t index() const
   {
     return tile_;
+  }
+
+  // Where the tile starts in an input of n elements, and how many of its elements exist (all of
+  // them but in the last tile).
+  __device__ std::size_t first_item() const
+  {
+    return tile_ * Program::tuning::tile_items;
+  }
+  __device__ int items_of(std::size_t n) const
+  {
+    const std::size_t remaining = n - first_item();
+    return remaining >= static_cast<std::size_t>(Program::tuning::tile_items) ? Program::tuning::tile_items
+                                                                              : static_cast<int>(remaining);
   }
 
   // Whether exchange() returns a prefix: every tile but the first, and the first where the

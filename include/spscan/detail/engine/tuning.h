@@ -120,17 +120,27 @@ struct no_trace
   __device__ static void record(std::size_t, trace_stage) {}
 };
 
-template <class Tuning, class = void>
-struct trace_hook_of_impl
+// T's member type that Member<T> names where T has it, else Default: the optional traits of
+// tunings and tile programs.
+template <class Default, class T, template <class> class Member, class = void>
+struct member_type_or_impl
 {
-  using type = no_trace;
+  using type = Default;
 };
-template <class Tuning>
-struct trace_hook_of_impl<Tuning, ::cuda::std::void_t<typename Tuning::trace>>
+template <class Default, class T, template <class> class Member>
+struct member_type_or_impl<Default, T, Member, ::cuda::std::void_t<Member<T>>>
 {
-  using type = typename Tuning::trace;
+  using type = Member<T>;
 };
+template <class Default, class T, template <class> class Member>
+using member_type_or = typename member_type_or_impl<Default, T, Member>::type;
+
+template <class T>
+using member_trace = typename T::trace;
+template <class T>
+using member_absorbing = typename T::absorbing;
+
 template <class Tuning>
-using trace_hook_of = typename trace_hook_of_impl<Tuning>::type;
+using trace_hook_of = member_type_or<no_trace, Tuning, member_trace>;
 
 } // namespace spscan::detail

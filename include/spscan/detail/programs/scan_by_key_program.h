@@ -149,10 +149,8 @@ struct scan_by_key_program
     const int lane   = thread % warp_threads;
     const int warp   = thread / warp_threads;
 
-    const std::size_t tile_begin = tile.index() * tuning::tile_items;
-    const std::size_t remaining  = p.n - tile_begin;
-    const int tile_valid =
-      remaining >= static_cast<std::size_t>(tuning::tile_items) ? tuning::tile_items : static_cast<int>(remaining);
+    const std::size_t tile_begin = tile.first_item();
+    const int tile_valid         = tile.items_of(p.n);
     const int segment_begin = warp * segment;
     const int warp_valid    = tile_valid - segment_begin; // may be <= 0 past the end
     const std::size_t first = tile_begin + static_cast<std::size_t>(segment_begin);

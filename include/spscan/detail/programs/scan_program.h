@@ -92,7 +92,7 @@ struct scan_program
     const int lane   = thread % warp_threads;
     const int warp   = thread / warp_threads;
 
-    const std::size_t tile_begin = tile.index() * tuning::tile_items;
+    const std::size_t tile_begin = tile.first_item();
     const std::size_t remaining  = p.n - tile_begin;
     const bool full_tile         = remaining >= static_cast<std::size_t>(tuning::tile_items);
     const int tile_valid         = full_tile ? tuning::tile_items : static_cast<int>(remaining);
