@@ -10,7 +10,8 @@
 #
 # Output goes to $OUT (default ./out), flat, seven files at most:
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
-#   bench.log (scan_bench's output, the plot script's, then scan_by_key_bench's table)  bench.csv
+#   bench.log (scan_bench's output, the plot script's, then scan_by_key_bench's and
+#   call_time_bench's tables)  bench.csv
 #   bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
 # test, every sanitizer run and the benchmark succeeded; 1 otherwise. Sanitizer runs that time out
@@ -24,6 +25,8 @@
 # and memcheck runs are queued first. ctest and the benchmark are each cut off (with `timeout`)
 # early enough to leave the phases after them a minute and a half to two minutes.
 #
+# memcheck runs with --leak-check full: device memory still allocated when a program ends (spscan's
+# kept temporary storage included) is an error.
 # Sanitizer runs are made small through the environment the tests read:
 #   SPSCAN_TEST_MAX_ELEMENTS  largest element count a test uses (larger sizes skip)
 #   SPSCAN_STRESS_CALLS       call count of the randomized stress test
@@ -110,7 +113,7 @@ sanitizer_settings=""
 phase_build() {
   local targets=()
   if ((only_bench)); then
-    targets=(--target scan_bench)
+    targets=(--target scan_bench scan_by_key_bench call_time_bench)
   fi
   note "configure and build (Release, sm_90, -j$build_jobs) -> $build_log"
   local t0=$SECONDS
@@ -183,6 +186,25 @@ phase_ctest() {
 # ------------------------------------------------------------------------------------------------
 # Benchmark and plot
 
+# One more benchmark after scan_bench: its output is appended to bench.log and kept in
+# $work/<name>.stdout; returns its exit status (0 when it was not built).
+run_extra_bench() { # run_extra_bench <name>
+  local name=$1
+  local program="$build/bench/$name"
+  rm -f "$work/$name.stdout"
+  [ -x "$program" ] || return 0
+  local limit=$(($(remaining) - $(reserve_after_bench)))
+  ((limit > 180)) && limit=180
+  ((limit < 30)) && limit=30
+  note "$name (at most ${limit}s) -> $bench_log"
+  echo "## $program" >> "$bench_log"
+  timeout -k 10 "$limit" "$program" > "$work/$name.stdout" 2>&1
+  local status=$?
+  cat "$work/$name.stdout" >> "$bench_log"
+  echo "## $name exit status $status" >> "$bench_log"
+  return $status
+}
+
 phase_bench() {
   local bench="$build/bench/scan_bench"
   local stdout="$work/bench.stdout"
@@ -208,21 +230,12 @@ phase_bench() {
   python3 "$root/bench/plot_results.py" "$bench_csv" "$bench_png" >> "$bench_log" 2>&1
   local plot_rc=$?
   echo "## plot exit status $plot_rc" >> "$bench_log"
-  # The by-key scans against CUB's and Thrust's (its table goes into bench.log).
-  local by_key="$build/bench/scan_by_key_bench"
-  local by_key_rc=0
-  if [ -x "$by_key" ]; then
-    local by_key_limit=$(($(remaining) - $(reserve_after_bench)))
-    ((by_key_limit > 180)) && by_key_limit=180
-    ((by_key_limit < 30)) && by_key_limit=30
-    note "by-key benchmark (at most ${by_key_limit}s) -> $bench_log"
-    echo "## $by_key" >> "$bench_log"
-    timeout -k 10 "$by_key_limit" "$by_key" > "$work/by_key.stdout" 2>&1
-    by_key_rc=$?
-    cat "$work/by_key.stdout" >> "$bench_log"
-    echo "## by-key exit status $by_key_rc" >> "$bench_log"
-    ((by_key_rc != 0)) && rc=$by_key_rc
-  fi
+  # The by-key scans against CUB's and Thrust's, then call times as users write the call (their
+  # tables go into bench.log).
+  local extra
+  for extra in scan_by_key_bench call_time_bench; do
+    run_extra_bench "$extra" || rc=$?
+  done
   if ((rc != 0)); then
     bench_status="FAILED (exit status $rc$( ((rc == 124)) && echo ': timed out'))"
     overall_ok=0
@@ -245,7 +258,8 @@ bench_summary_lines() {
   else
     tail -n 15 "$stdout"
   fi
-  [ -s "$work/by_key.stdout" ] && grep -i '^summary' "$work/by_key.stdout"
+  [ -s "$work/scan_by_key_bench.stdout" ] && grep -i '^summary' "$work/scan_by_key_bench.stdout"
+  [ -s "$work/call_time_bench.stdout" ] && grep -E '^(checks|goal|floor)' "$work/call_time_bench.stdout"
 }
 
 # ------------------------------------------------------------------------------------------------
@@ -275,12 +289,17 @@ sanitizer_stress_calls() {
 # Cases left out under every sanitizer, with why:
 #  - tests that assert a call returned while its stream was still busy (nosync): the sanitizers
 #    serialize work, so "still busy" is not observable under them; they run in the plain ctest pass.
+#  - under racecheck, temporary_storage_test's two tests that launch from several host threads at
+#    once: racecheck loses track of such launches (concurrency_test.cu says more) and each has run
+#    past its limit there in one run and not in another; memcheck, synccheck and initcheck run
+#    them, and so does the plain ctest pass.
 #  - the test that provokes a CUDA error on purpose (a synchronize refused during graph capture):
 #    memcheck reports that API error as an error although the test expects and checks it.
 sanitizer_filter() { # sanitizer_filter <program name> <tool>
   case "$1" in
     scan_policies_test) echo '*:-*ReturnsWhileItIsBusy*:*CudaErrorDuringTheCallIsThrownAsThrustSystemError*' ;;
     par_policy_test) echo '*:-*NosyncFormsReturnWhileTheirStreamIsStillBusy*' ;;
+    temporary_storage_test) [ "$2" = racecheck ] && echo '*:-*EightThreadsGrowing*:*PerThreadStreams*' || echo '*' ;;
     *) echo '*' ;;
   esac
 }
@@ -318,8 +337,8 @@ sanitizer_run() { # sanitizer_run <sanitizer> <tool> <program> <log> <seconds>
     echo "######## $tool: $name (filter '$filter', SPSCAN_TEST_MAX_ELEMENTS=$max_elements," \
       "SPSCAN_STRESS_CALLS=$calls, timeout ${limit}s)"
     SPSCAN_TEST_MAX_ELEMENTS=$max_elements SPSCAN_STRESS_CALLS=$calls \
-      timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 \
-      "$program" --gtest_filter="$filter"
+      timeout -k 10 "$limit" "$sanitizer" --tool "$tool" $( [ "$tool" = memcheck ] && echo --leak-check full) \
+      --error-exitcode 1 --print-limit 20 "$program" --gtest_filter="$filter"
     echo "$?" > "$log.rc"
   } > "$log" 2>&1
 }

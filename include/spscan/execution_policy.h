@@ -21,9 +21,10 @@
 //   spscan::par(alloc)               thrust::cuda::par(alloc)   temporary storage from `alloc`
 //   spscan::par(alloc).on(stream)    ...                        both
 //   spscan::par_nosync[...]          thrust::cuda::par_nosync   the same forms, without the final
-//                                                               synchronization; without an
-//                                                               allocator, temporary storage is
-//                                                               stream-ordered (cudaMallocAsync)
+//                                                               synchronization
+//
+// Without an allocator, a scan's temporary storage is kept by spscan between calls, stream-ordered
+// (<spscan/temporary_storage.h>); with one, it comes from the allocator, as in Thrust.
 //
 // `alloc` is held by reference when it is an lvalue, by value otherwise, as in Thrust. Calls made
 // from device code run sequentially, as Thrust's do.

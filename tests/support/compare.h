@@ -103,6 +103,9 @@ void poison(thrust::device_vector<T>& values)
   {
     ASSERT_EQ(cudaSuccess,
               cudaMemset(thrust::raw_pointer_cast(values.data()), poison_byte, values.size() * sizeof(T)));
+    // cudaMemset may return before it is done, and a call under test on a non-blocking stream
+    // is not ordered after the default stream: finish the poison first.
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
   }
 }
 

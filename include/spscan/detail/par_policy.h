@@ -147,4 +147,11 @@ namespace spscan::detail
 template <class Policy>
 constexpr bool is_spscan_policy = ::cuda::std::is_base_of_v<scan_routing::execution_policy<Policy>, Policy>;
 
+// spscan's policies that carry no allocator: par, par_nosync, each with .on(stream).
+template <class Policy>
+constexpr bool is_spscan_policy_without_allocator =
+  ::cuda::std::is_same_v<Policy, scan_routing::par_t> || ::cuda::std::is_same_v<Policy, scan_routing::par_nosync_t>
+  || ::cuda::std::is_same_v<Policy, scan_routing::on_stream<true>>
+  || ::cuda::std::is_same_v<Policy, scan_routing::on_stream<false>>;
+
 } // namespace spscan::detail

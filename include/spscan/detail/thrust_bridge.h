@@ -25,6 +25,8 @@
 #include <thrust/system/cuda/detail/scan_by_key.h>
 #include <thrust/system/cuda/detail/transform_scan.h>
 #include <thrust/system/cuda/detail/util.h>
+#include <thrust/system/cuda/error.h>
+#include <thrust/system/detail/bad_alloc.h>
 #include <thrust/system/detail/generic/scan.h>
 #include <thrust/system/detail/generic/scan_by_key.h>
 #include <thrust/system/detail/generic/select_system.h>
@@ -95,6 +97,24 @@ cudaStream_t stream_of(cuda_policy<Derived>& policy)
 // a caching allocator attached with `par(alloc)`, or a policy's own overloads, sees every byte.
 template <class Derived>
 using temporary_bytes = thrust::detail::temporary_array<std::uint8_t, Derived>;
+
+// Thrust's CUDA policies that carry no allocator of the caller's: thrust::device (par_t),
+// thrust::cuda::par, par_nosync, each with .on(stream), and the system of device iterators (a call
+// without a policy). Thrust takes their temporary storage with cudaMalloc (par_nosync in CCCL 3:
+// cudaMallocAsync), where nothing of the caller's sees it.
+template <class Derived>
+constexpr bool is_thrust_policy_without_allocator =
+  ::cuda::std::is_same_v<Derived, thrust::cuda_cub::par_t> || ::cuda::std::is_same_v<Derived, thrust::cuda_cub::par_nosync_t>
+  || ::cuda::std::is_same_v<Derived, thrust::cuda_cub::execute_on_stream>
+  || ::cuda::std::is_same_v<Derived, thrust::cuda_cub::execute_on_stream_nosync>
+  || ::cuda::std::is_same_v<Derived, thrust::cuda_cub::tag>;
+
+// What Thrust throws when temporary storage cannot be had: thrust::system::detail::bad_alloc, a
+// std::bad_alloc.
+[[noreturn]] inline void throw_bad_alloc(cudaError_t status)
+{
+  throw thrust::system::detail::bad_alloc(thrust::cuda_category().message(status).c_str());
+}
 
 // Throws thrust::system_error (cuda_category) for any error, as Thrust does.
 inline void throw_if_failed(cudaError_t status, const char* what)

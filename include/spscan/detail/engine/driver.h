@@ -11,6 +11,8 @@
 //     and returns the exclusive prefix; with it, the program finishes the tile (scans it, writes
 //     it out).
 // A single tile skips 1, 2 and the publications, and needs no temporary storage (launch.h).
+//  4. Where the storage is kept for the next call (temporary_storage.h), the last CTA to finish
+//     clears the counters and tile statuses, so that the next call needs no memset first.
 //
 // What travels through the look-back is the program's `carry`, combined by the program's
 // `carry_op` (associative, not necessarily commutative), always as op(earlier, later).
@@ -47,7 +49,10 @@ struct driver_params
   typename Program::params program;
   std::size_t tiles;
   state tiles_state;
-  std::uint32_t* tile_counter; // null when tiles == 1
+  std::uint32_t* tile_counter; // null when tiles == 1; the CTAs that finished count in the next word
+  // Bytes from tile_counter on that the last CTA to finish clears (the counters and the status
+  // words: tile_storage_layout::zeroed_bytes); 0: none, the next call clears them itself.
+  std::size_t clear_when_done_bytes;
 };
 
 template <class Program>
@@ -330,6 +335,33 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   Program::run(p.program, shared.program, context);
 }
 
+// 4. above, by every thread once its CTA's tile is done. A CTA reads tile states only while it
+// looks back, before its tile is done; so when every CTA has counted itself finished, none reads
+// them any more, and the last one clears them.
+template <class Program>
+__device__ void clear_storage_if_last(const driver_params<Program>& p)
+{
+  __syncthreads(); // every warp of this CTA is done with the tile states
+  bool finished_last = false;
+  if (threadIdx.x == 0)
+  {
+    __threadfence(); // this CTA's reads of tile states come before its count
+    const std::uint32_t finished_before =
+      device_atomic_ref<std::uint32_t>(p.tile_counter[1]).fetch_add(1, ::cuda::std::memory_order_relaxed);
+    __threadfence(); // and the clearing after every CTA's count
+    finished_last = finished_before == p.tiles - 1;
+  }
+  if (__syncthreads_or(finished_last))
+  {
+    uint4* words             = reinterpret_cast<uint4*>(p.tile_counter);
+    const std::size_t count  = p.clear_when_done_bytes / sizeof(uint4);
+    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x)
+    {
+      words[i] = uint4{0, 0, 0, 0};
+    }
+  }
+}
+
 // Shared memory is dynamic (driver_shared<Program>, sized at launch): a tile of more than 48 KiB
 // needs it.
 template <class Program>
@@ -337,7 +369,12 @@ SPSCAN_KERNEL void __launch_bounds__(cta_threads_of<Program>, min_ctas_per_sm_of
   single_pass_kernel(driver_params<Program> p)
 {
   extern __shared__ uint4 single_pass_shared_memory[];
-  run_tile(p, *reinterpret_cast<driver_shared<Program>*>(single_pass_shared_memory));
+  auto& shared = *reinterpret_cast<driver_shared<Program>*>(single_pass_shared_memory);
+  run_tile(p, shared);
+  if (p.clear_when_done_bytes != 0)
+  {
+    clear_storage_if_last(p);
+  }
 }
 
 } // namespace spscan::detail

@@ -1,11 +1,13 @@
 // The driver's host side: sizes and takes the temporary storage (tile states and the tile
-// counter, through the policy's allocator), clears it, launches the driver (driver.h) for a tile
+// counter, temporary_storage.h), clears it unless the previous call left it cleared, launches the driver (driver.h) for a tile
 // program, and finishes the call the way Thrust does (stream, errors, synchronization). A single
 // tile is launched alone, with no temporary storage.
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/device_context.h>
 #include <spscan/detail/engine/driver.h>
+#include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/thrust_bridge.h>
 
@@ -19,17 +21,18 @@ namespace spscan::detail
 template <class Program>
 constexpr std::size_t shared_bytes_of = sizeof(driver_shared<Program>);
 
-// Prepares a kernel, once per device: allows it its dynamic shared memory and asks for the
-// largest shared-memory carveout (the tile stays in shared memory, and the SM's default split
-// would hold fewer CTAs than its registers allow).
+// Prepares a kernel, once per device and context (a reset forgets it): allows it its dynamic
+// shared memory and asks for the largest shared-memory carveout (the tile stays in shared memory,
+// and the SM's default split would hold fewer CTAs than its registers allow).
 template <class Kernel>
 void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
 {
   constexpr int max_devices = 64;
-  static std::atomic<bool> done[max_devices];
+  static std::atomic<unsigned long long> prepared_in[max_devices]; // context id; 0: not yet
   int device = 0;
   throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-  if (device < max_devices && done[device].load(std::memory_order_relaxed))
+  const unsigned long long context = current_context_id();
+  if (device < max_devices && context != 0 && prepared_in[device].load(std::memory_order_relaxed) == context)
   {
     return;
   }
@@ -39,9 +42,13 @@ void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
                   "spscan: setting the kernel's shared memory carveout failed");
   if (device < max_devices)
   {
-    done[device].store(true, std::memory_order_relaxed);
+    prepared_in[device].store(context, std::memory_order_relaxed);
   }
 }
+
+// The most tile-status bytes the last CTA of a launch clears for the next call (2048 to 4096
+// tiles): at 16 bytes per thread and store, a few stores per thread.
+constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
 // Runs `Program` over `n` elements (tiles of Program::tuning::tile_items) on the policy's stream.
 template <class Program, class Derived>
@@ -52,7 +59,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
   constexpr std::size_t tile_items = Program::tuning::tile_items;
   if (n != 0)
   {
-    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr};
+    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0};
     const cudaStream_t stream = stream_of(policy);
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
@@ -68,13 +75,21 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     else
     {
       const tile_storage_layout<state> layout{p.tiles};
-      temporary_bytes<Derived> storage(policy, layout.total_bytes());
-      void* base = thrust::raw_pointer_cast(storage.data());
-      throw_if_failed(cudaMemsetAsync(base, 0, layout.zeroed_bytes(), stream), "spscan: clearing tile states failed");
-      p.tile_counter = layout.counter(base);
-      p.tiles_state  = layout.state(base);
+      call_storage<Derived> storage(policy, layout.total_bytes());
+      void* base = storage.data();
+      // Storage kept for the next call is left cleared by the kernel, up to a size whose clearing
+      // by one CTA stays short; then only its first call, or a larger one, needs the memset.
+      const std::size_t zeroed = layout.zeroed_bytes();
+      if (storage.zeroed_bytes() < zeroed)
+      {
+        throw_if_failed(cudaMemsetAsync(base, 0, zeroed, stream), "spscan: clearing tile states failed");
+      }
+      p.tile_counter          = layout.counter(base);
+      p.tiles_state           = layout.state(base);
+      p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
       single_pass_kernel<Program><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
       throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+      storage.set_zeroed_bytes(p.clear_when_done_bytes);
     }
   }
   finish_call(policy, "spscan: failed to synchronize");

@@ -200,8 +200,9 @@ using tile_state_for = ::cuda::std::conditional_t<(sizeof(Accum) <= (SPSCAN_HAS_
                                                   packed_tile_state<Accum>,
                                                   split_tile_state<Accum>>;
 
-// Layout of the temporary storage of a multi-tile scan: the tile counter and the status words
-// (the part that must start zeroed, so one memset clears it), then the value slots.
+// Layout of the temporary storage of a multi-tile scan: the tile counter, the count of finished
+// CTAs and the status words (the part that must start zeroed: one memset, or the previous call's
+// last CTA, clears it; driver.h), then the value slots.
 template <class State>
 struct tile_storage_layout
 {

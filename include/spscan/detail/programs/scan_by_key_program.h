@@ -22,6 +22,7 @@
 #include <spscan/detail/engine/block_scan.h>
 #include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
+#include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -393,8 +394,8 @@ void launch_scan_by_key(cuda_policy<Derived>& policy, typename Program::params p
   const std::size_t tiles     = (p.n + items - 1) / items;
   if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n))
   {
-    temporary_bytes<Derived> copies(policy, tiles * sizeof(key));
-    key* predecessors          = reinterpret_cast<key*>(thrust::raw_pointer_cast(copies.data()));
+    call_storage<Derived> copies(policy, tiles * sizeof(key));
+    key* predecessors          = static_cast<key*>(copies.data());
     constexpr unsigned threads = 256;
     cudaGetLastError(); // not this call's (launch.h)
     copy_predecessor_keys<<<static_cast<unsigned>((tiles + threads - 1) / threads), threads, 0, stream_of(policy)>>>(

@@ -1,0 +1,577 @@
+// spscan's temporary storage for calls without an allocator of the caller's
+// (engine/temporary_storage.h): which calls take it from spscan's per-device pool and which from
+// the caller's allocator; correct results while eight host threads grow their calls on their own
+// streams at once; graph capture; failure to allocate; cudaDeviceReset between calls; and no
+// memory kept or lost over 10^5 calls.
+//
+// Outputs are poisoned and compared bit for bit with a sequential CPU reference.
+#include <spscan/execution_policy.h>
+#include <spscan/scan.h>
+#include <spscan/temporary_storage.h>
+
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/host_vector.h>
+
+#include <support/data.h>
+#include <support/device_memory.h>
+#include <support/gpu.h>
+#include <support/noncommutative.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace
+{
+
+using spscan::detail::storage_cache;
+using spscan::detail::takes_pooled_storage;
+using spscan_test::cuda_check;
+using spscan_test::device_array;
+
+// ---------------------------------------------------------------------------------------------
+// Which policies take spscan's pool (CPU): exactly those where nothing of the caller's sees
+// temporary storage.
+
+template <class Policy>
+constexpr bool pooled = takes_pooled_storage<::cuda::std::remove_cvref_t<decltype(spscan::detail::derived_policy(
+  ::cuda::std::declval<const Policy&>()))>>;
+
+struct refusing_allocator
+{
+  using value_type = char;
+  char* allocate(std::ptrdiff_t)
+  {
+    throw std::bad_alloc();
+  }
+  void deallocate(char*, std::size_t) {}
+};
+
+struct user_policy : thrust::cuda::execution_policy<user_policy>
+{};
+
+TEST(PooledStorage, PoliciesWithoutAnAllocatorOfTheCallersTakeThePool)
+{
+  static_assert(pooled<decltype(thrust::device)>);
+  static_assert(pooled<decltype(thrust::cuda::par)>);
+  static_assert(pooled<decltype(thrust::cuda::par.on(cudaStream_t{}))>);
+  static_assert(pooled<decltype(thrust::cuda::par_nosync)>);
+  static_assert(pooled<decltype(thrust::cuda::par_nosync.on(cudaStream_t{}))>);
+  static_assert(pooled<thrust::device_system_tag>); // a call without a policy, on device iterators
+  static_assert(pooled<decltype(spscan::par)>);
+  static_assert(pooled<decltype(spscan::par.on(cudaStream_t{}))>);
+  static_assert(pooled<decltype(spscan::par_nosync)>);
+  static_assert(pooled<decltype(spscan::par_nosync.on(cudaStream_t{}))>);
+  SUCCEED();
+}
+
+TEST(PooledStorage, PoliciesWithTheCallersAllocatorDoNot)
+{
+  refusing_allocator alloc;
+  static_assert(!pooled<decltype(thrust::cuda::par(alloc))>);
+  static_assert(!pooled<decltype(thrust::cuda::par_nosync(alloc).on(cudaStream_t{}))>);
+  static_assert(!pooled<decltype(spscan::par(alloc))>);
+  static_assert(!pooled<decltype(spscan::par_nosync(alloc).on(cudaStream_t{}))>);
+  // A policy of the user's may customize get_temporary_buffer: it keeps Thrust's path.
+  static_assert(!pooled<user_policy>);
+  SUCCEED();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+// What spscan's pool for the current device holds (reserved) or lends (used); 0 without a pool.
+std::uint64_t pool_attribute(cudaMemPoolAttr attribute)
+{
+  std::uint64_t bytes = 0;
+  if (cudaMemPool_t pool = storage_cache::current_pool())
+  {
+    cuda_check(cudaMemPoolGetAttribute(pool, attribute, &bytes), "cudaMemPoolGetAttribute");
+  }
+  return bytes;
+}
+std::uint64_t pool_reserved_bytes()
+{
+  return pool_attribute(cudaMemPoolAttrReservedMemCurrent);
+}
+std::uint64_t pool_used_bytes()
+{
+  return pool_attribute(cudaMemPoolAttrUsedMemCurrent);
+}
+
+// Frees what spscan keeps and what its pool holds: a known starting point.
+void empty_the_pool()
+{
+  cuda_check(cudaDeviceSynchronize(), "synchronize");
+  spscan::release_temporary_storage();
+  if (cudaMemPool_t pool = storage_cache::current_pool())
+  {
+    cuda_check(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
+  }
+}
+
+// Whether every block a call took came back: with the kept blocks freed, the pool lends nothing.
+bool every_block_came_back()
+{
+  cuda_check(cudaDeviceSynchronize(), "synchronize");
+  spscan::release_temporary_storage();
+  return pool_used_bytes() == 0;
+}
+
+// Several tiles of every scan shape, fewer under a sanitizer.
+std::size_t multi_tile_elements()
+{
+  return std::min<std::size_t>(std::size_t{1} << 20, spscan_test::max_test_elements());
+}
+
+// An inclusive int64 + scan of fresh data through `policy`, checked against the CPU; returns
+// whether it was exact.
+template <class Policy>
+::testing::AssertionResult scan_is_exact(const Policy& policy, std::size_t n, cudaStream_t stream, std::uint64_t seed)
+{
+  const auto values = spscan_test::random_values<std::int64_t>(n, seed);
+  device_array<std::int64_t> in(n), out(n);
+  cuda_check(cudaMemcpyAsync(in.data, values.data(), n * 8, cudaMemcpyHostToDevice, stream), "upload");
+  cuda_check(cudaMemsetAsync(out.data, spscan_test::poison_byte, n * 8, stream), "poison");
+  spscan::inclusive_scan(policy, in.data, in.data + n, out.data);
+  std::vector<std::int64_t> got(n);
+  cuda_check(cudaMemcpyAsync(got.data(), out.data, n * 8, cudaMemcpyDeviceToHost, stream), "download");
+  cuda_check(cudaStreamSynchronize(stream), "synchronize");
+  const auto expected = spscan_test::reference_inclusive<std::int64_t>(values, thrust::plus<>{});
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    if (got[i] != expected[i])
+    {
+      return ::testing::AssertionFailure() << "n " << n << ", seed " << seed << ": element " << i << " is " << got[i]
+                                           << ", expected " << expected[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs body(t, check) on `count` host threads at the same time, where check(result) records a
+// thread's first failed AssertionResult; returns each thread's first failure ("" for none).
+template <class Body>
+std::vector<std::string> failures_on_threads(int count, Body body)
+{
+  std::vector<std::string> failures(count);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < count; ++t)
+  {
+    threads.emplace_back([&, t] {
+      const auto check = [&](const ::testing::AssertionResult& result) {
+        if (!result && failures[t].empty())
+        {
+          failures[t] = result.message();
+        }
+      };
+      try
+      {
+        ready.fetch_add(1); // start together, so that the calls really overlap
+        while (ready.load() < count)
+        {
+          std::this_thread::yield();
+        }
+        body(t, check);
+      }
+      catch (const std::exception& e)
+      {
+        failures[t] = e.what();
+      }
+    });
+  }
+  for (auto& thread : threads)
+  {
+    thread.join();
+  }
+  return failures;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing on the GPU: the pool serves calls without an allocator; a caller's allocator sees
+// every byte and the pool none.
+
+struct counting_allocator
+{
+  using value_type = char;
+  std::size_t bytes = 0;
+  char* allocate(std::ptrdiff_t n)
+  {
+    bytes += static_cast<std::size_t>(n);
+    char* p = nullptr;
+    cuda_check(cudaMalloc(&p, static_cast<std::size_t>(n)), "cudaMalloc");
+    return p;
+  }
+  void deallocate(char* p, std::size_t)
+  {
+    cudaFree(p);
+  }
+};
+
+TEST(PooledStorage, TheCallersAllocatorSeesEveryByteAndThePoolServesTheRest)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = multi_tile_elements();
+  empty_the_pool();
+  ASSERT_EQ(pool_reserved_bytes(), 0u);
+
+  counting_allocator alloc;
+  EXPECT_TRUE(scan_is_exact(thrust::cuda::par(alloc), n, 0, spscan_test::fresh_seed()));
+  EXPECT_GT(alloc.bytes, 0u) << "a multi-tile scan takes its tile states from the caller's allocator";
+  EXPECT_EQ(pool_reserved_bytes(), 0u) << "and nothing from spscan's pool";
+
+  EXPECT_TRUE(scan_is_exact(thrust::device, n, 0, spscan_test::fresh_seed()));
+  EXPECT_GT(pool_reserved_bytes(), 0u) << "thrust::device takes its tile states from spscan's pool";
+  EXPECT_TRUE(every_block_came_back());
+}
+
+// Calls on one stream reuse one kept block: after the first, the pool lends no more memory.
+TEST(PooledStorage, CallsOnOneStreamReuseTheirBlock)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = multi_tile_elements();
+  empty_the_pool();
+  spscan_test::owned_stream own;
+  EXPECT_TRUE(scan_is_exact(thrust::cuda::par_nosync.on(own.stream), n, own.stream, spscan_test::fresh_seed()));
+  const std::uint64_t lent = pool_used_bytes();
+  EXPECT_GT(lent, 0u) << "the first call's block is kept";
+  for (int i = 0; i < 20; ++i)
+  {
+    EXPECT_TRUE(scan_is_exact(thrust::cuda::par.on(own.stream), n - 1000 * i, own.stream, spscan_test::fresh_seed()));
+  }
+  EXPECT_EQ(pool_used_bytes(), lent) << "later calls on the stream, no larger, took that block again";
+  EXPECT_TRUE(every_block_came_back());
+}
+
+// Storage kept for the next call is left cleared by the kernel, so that call skips the memset:
+// calls queued back to back on one stream, of sizes that grow and shrink (a larger call clears
+// more first) and of types whose tile statuses are laid out differently (8-byte packed, 16-byte
+// packed, split), are all exact. A status or tile counter left over from the call before would
+// make a tile combine a stale prefix or take a tile id past the end.
+TEST(PooledStorage, KeptStorageIsLeftClearedForTheNextCallOnItsStream)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t top    = std::min<std::size_t>(std::size_t{1} << 21, spscan_test::max_test_elements());
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  empty_the_pool();
+  spscan_test::owned_stream own;
+  const auto policy = thrust::cuda::par_nosync.on(own.stream);
+
+  struct call
+  {
+    int type; // 0: int32, 1: int64, 2: affine maps
+    std::size_t n;
+    std::vector<std::uint32_t> words; // the input, as 32-bit words
+  };
+  std::mt19937_64 engine(seed);
+  std::vector<call> calls;
+  for (int i = 0; i < 30; ++i)
+  {
+    const int type      = static_cast<int>(engine() % 3);
+    const double bits   = std::uniform_real_distribution<double>(10, std::log2(static_cast<double>(top)))(engine);
+    const std::size_t n = static_cast<std::size_t>(std::exp2(bits));
+    const std::size_t words_per = type == 0 ? 1 : 2;
+    call c{type, n, std::vector<std::uint32_t>(n * words_per)};
+    for (auto& w : c.words)
+    {
+      w = static_cast<std::uint32_t>(engine()) | 1u; // odd: affine multipliers stay invertible
+    }
+    calls.push_back(std::move(c));
+  }
+  std::vector<std::unique_ptr<device_array<std::uint32_t>>> ins, outs;
+  for (const call& c : calls)
+  {
+    ins.push_back(std::make_unique<device_array<std::uint32_t>>(c.words.size()));
+    outs.push_back(std::make_unique<device_array<std::uint32_t>>(c.words.size()));
+    cuda_check(cudaMemcpyAsync(ins.back()->data, c.words.data(), c.words.size() * 4, cudaMemcpyHostToDevice, own.stream),
+               "upload");
+    cuda_check(cudaMemsetAsync(outs.back()->data, spscan_test::poison_byte, c.words.size() * 4, own.stream), "poison");
+  }
+  for (std::size_t i = 0; i < calls.size(); ++i)
+  {
+    const std::size_t n = calls[i].n;
+    if (calls[i].type == 0)
+    {
+      auto* in = ins[i]->data;
+      spscan::inclusive_scan(policy, in, in + n, outs[i]->data);
+    }
+    else if (calls[i].type == 1)
+    {
+      auto* in = reinterpret_cast<std::int64_t*>(ins[i]->data);
+      spscan::inclusive_scan(policy, in, in + n, reinterpret_cast<std::int64_t*>(outs[i]->data));
+    }
+    else
+    {
+      auto* in = reinterpret_cast<spscan_test::affine32*>(ins[i]->data);
+      spscan::inclusive_scan(
+        policy, in, in + n, reinterpret_cast<spscan_test::affine32*>(outs[i]->data), spscan_test::compose_affine32{});
+    }
+  }
+  for (std::size_t i = 0; i < calls.size(); ++i)
+  {
+    const call& c = calls[i];
+    std::vector<std::uint32_t> got(c.words.size());
+    cuda_check(cudaMemcpyAsync(got.data(), outs[i]->data, got.size() * 4, cudaMemcpyDeviceToHost, own.stream), "download");
+    cuda_check(cudaStreamSynchronize(own.stream), "synchronize");
+    std::vector<std::uint32_t> expected(c.words.size());
+    if (c.type == 0)
+    {
+      expected = spscan_test::reference_inclusive<std::uint32_t>(c.words, thrust::plus<>{});
+    }
+    else if (c.type == 1)
+    {
+      std::vector<std::int64_t> values(c.n);
+      std::memcpy(values.data(), c.words.data(), c.n * 8);
+      const auto sums = spscan_test::reference_inclusive<std::int64_t>(values, thrust::plus<>{});
+      std::memcpy(expected.data(), sums.data(), c.n * 8);
+    }
+    else
+    {
+      std::vector<spscan_test::affine32> maps(c.n);
+      std::memcpy(maps.data(), c.words.data(), c.n * 8);
+      const auto composed = spscan_test::reference_inclusive<spscan_test::affine32>(maps, spscan_test::compose_affine32{});
+      std::memcpy(expected.data(), composed.data(), c.n * 8);
+    }
+    EXPECT_TRUE(got == expected) << "call " << i << " (type " << c.type << ", n " << c.n << ") is not exact";
+  }
+  EXPECT_TRUE(every_block_came_back());
+}
+
+// Streams are told apart by their ids: each host thread's per-thread default stream is its own
+// stream (one handle, cudaStreamPerThread), and a stream created after another is destroyed (a
+// handle CUDA may reuse) is a new one. Either mistake would let two calls share tile states
+// without order between them.
+TEST(PooledStorage, PerThreadStreamsAndRecreatedStreamsGetBlocksOfTheirOwn)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n      = multi_tile_elements();
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  const std::vector<std::string> failures = failures_on_threads(4, [&](int t, const auto& check) {
+    for (int round = 0; round < 6; ++round)
+    {
+      check(scan_is_exact(
+        thrust::cuda::par_nosync.on(cudaStreamPerThread), n, cudaStreamPerThread, seed + 10 * t + round));
+    }
+  });
+  for (int t = 0; t < 4; ++t)
+  {
+    EXPECT_TRUE(failures[t].empty()) << "thread " << t << " on its per-thread stream: " << failures[t];
+  }
+  for (int round = 0; round < 6; ++round)
+  {
+    spscan_test::owned_stream fresh;
+    EXPECT_TRUE(scan_is_exact(thrust::cuda::par_nosync.on(fresh.stream), n, fresh.stream, seed + 100 + round));
+  }
+  EXPECT_TRUE(every_block_came_back());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Eight host threads (two under a sanitizer), each on its own stream, grow their scans from one
+// tile to 2^22 elements at the same time, so the pool grows while other streams use it; with
+// thrust::device and no policy (the legacy default stream, shared) in between.
+
+TEST(PooledStorage, EightThreadsGrowingTheirCallsOnTheirOwnStreamsGetExactResults)
+{
+  SPSCAN_REQUIRE_GPU();
+  empty_the_pool();
+  const bool sanitized  = spscan_test::max_test_elements() != ~std::size_t{0};
+  const int threads     = sanitized ? 2 : 8;
+  const std::size_t top = std::min<std::size_t>(std::size_t{1} << 22, spscan_test::max_test_elements());
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  std::vector<int> scans(threads, 0);
+  int rounds = 0;
+  for (std::size_t n = 1000; n <= top; n = n * 2 + 17)
+  {
+    ++rounds;
+  }
+  const std::vector<std::string> failures = failures_on_threads(threads, [&](int t, const auto& check) {
+    spscan_test::owned_stream own;
+    int round = 0;
+    for (std::size_t n = 1000; n <= top; n = n * 2 + 17, ++round)
+    {
+      const std::uint64_t s = seed + 1000 * t + round;
+      switch (round % 4)
+      {
+        case 0: check(scan_is_exact(thrust::cuda::par_nosync.on(own.stream), n, own.stream, s)); break;
+        case 1: check(scan_is_exact(thrust::cuda::par.on(own.stream), n, own.stream, s)); break;
+        case 2: check(scan_is_exact(spscan::par_nosync.on(own.stream), n, own.stream, s)); break;
+        default: check(scan_is_exact(thrust::device, n, 0, s)); break;
+      }
+      ++scans[t];
+    }
+  });
+  for (int t = 0; t < threads; ++t)
+  {
+    EXPECT_TRUE(failures[t].empty()) << "thread " << t << ": " << failures[t];
+    EXPECT_EQ(scans[t], rounds) << "thread " << t << " ran all its calls";
+  }
+  EXPECT_TRUE(every_block_came_back()) << "every call gave its storage back";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph capture: a captured call takes graph-owned storage, so replays of the graph and eager
+// calls on another stream at the same time do not share tile states.
+
+TEST(PooledStorage, CapturedCallsReplayWhileEagerCallsRunBeside)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n      = multi_tile_elements();
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", n " << n);
+  spscan_test::owned_stream captured, eager;
+  device_array<std::int64_t> in(n), out(n);
+
+  ASSERT_EQ(cudaStreamBeginCapture(captured.stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  spscan::inclusive_scan(thrust::cuda::par_nosync.on(captured.stream), in.data, in.data + n, out.data);
+  cudaGraph_t graph{};
+  ASSERT_EQ(cudaStreamEndCapture(captured.stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+
+  for (int replay = 0; replay < 4; ++replay)
+  {
+    const auto values = spscan_test::random_values<std::int64_t>(n, seed + replay);
+    ASSERT_EQ(cudaMemcpyAsync(in.data, values.data(), n * 8, cudaMemcpyHostToDevice, captured.stream), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(out.data, spscan_test::poison_byte, n * 8, captured.stream), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, captured.stream), cudaSuccess);
+    // Meanwhile, eager calls through the pool on another stream.
+    EXPECT_TRUE(scan_is_exact(thrust::cuda::par_nosync.on(eager.stream), n, eager.stream, seed + 100 + replay));
+    std::vector<std::int64_t> got(n);
+    ASSERT_EQ(cudaMemcpyAsync(got.data(), out.data, n * 8, cudaMemcpyDeviceToHost, captured.stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(captured.stream), cudaSuccess);
+    const auto expected = spscan_test::reference_inclusive<std::int64_t>(values, thrust::plus<>{});
+    EXPECT_TRUE(got == expected) << "replay " << replay << " differs from the sequential reference";
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failure to allocate: a caller's allocator that throws stops the call with its exception, and
+// the next call succeeds. (A device out of memory: out_of_memory_test.cu.)
+
+TEST(PooledStorage, ACallersAllocatorThatThrowsStopsTheCallAndTheNextCallSucceeds)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = multi_tile_elements();
+  device_array<std::int64_t> in(n), out(n);
+  refusing_allocator refuse;
+  EXPECT_THROW(spscan::inclusive_scan(thrust::cuda::par(refuse), in.data, in.data + n, out.data), std::bad_alloc);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_TRUE(scan_is_exact(thrust::device, n, 0, spscan_test::fresh_seed()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// cudaDeviceReset between calls: the pool and the kernels' shared-memory attributes belonged to
+// the old context; the next calls make them again (8-byte scans need more than 48 KiB of shared
+// memory, which a kernel gets only when it is prepared in the new context).
+
+TEST(PooledStorage, CallsAfterCudaDeviceResetAreExact)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = multi_tile_elements();
+  ASSERT_TRUE(scan_is_exact(thrust::device, n, 0, spscan_test::fresh_seed()));
+  // First reset: with blocks kept, as in a program that knows nothing of them. (Not under a
+  // sanitizer: its leak check counts memory allocated at a reset as leaked, although the reset
+  // frees it.)
+  if (spscan_test::max_test_elements() != ~std::size_t{0})
+  {
+    spscan::release_temporary_storage();
+  }
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  EXPECT_TRUE(scan_is_exact(thrust::device, n, 0, spscan_test::fresh_seed())) << "first call after the reset";
+  EXPECT_TRUE(scan_is_exact(thrust::cuda::par_nosync, n, cudaStreamLegacy, spscan_test::fresh_seed()));
+  {
+    spscan_test::owned_stream own;
+    EXPECT_TRUE(scan_is_exact(spscan::par.on(own.stream), n, own.stream, spscan_test::fresh_seed()));
+  }
+  // Second reset: as a program checked for leaks does it, after releasing what spscan keeps.
+  spscan::release_temporary_storage();
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  // By key too: its key copies are pooled as well (the output overwrites the keys).
+  const auto keys = spscan_test::random_segment_keys<std::int64_t>(n, 50, spscan_test::fresh_seed());
+  thrust::device_vector<std::int64_t> d_keys(keys.begin(), keys.end());
+  const auto values = spscan_test::random_values<std::int64_t>(n, spscan_test::fresh_seed());
+  thrust::device_vector<std::int64_t> d_values(values.begin(), values.end());
+  spscan::inclusive_scan_by_key(d_keys.begin(), d_keys.end(), d_values.begin(), d_keys.begin());
+  const thrust::host_vector<std::int64_t> got = d_keys;
+  const auto expected = spscan_test::reference_inclusive_by_key<std::int64_t>(
+    keys, values, thrust::equal_to<>{}, thrust::plus<>{});
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got.begin())) << "by-key scan in place after the reset";
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10^5 calls (10^3 under a sanitizer) through every pooled path keep no more memory and lose
+// none: after a warm-up, the pool holds and lends what it did, and the device's free memory is
+// what it was (within one 2 MiB granule of the pool's; not under a sanitizer, which allocates as
+// it runs); at the end every block comes back.
+
+TEST(PooledStorage, OneHundredThousandCallsLeakNothing)
+{
+  SPSCAN_REQUIRE_GPU();
+  const bool sanitized = spscan_test::max_test_elements() != ~std::size_t{0};
+  const int calls      = sanitized ? 1000 : 100000;
+  const std::size_t n  = std::size_t{1} << 16; // several tiles of every shape
+  const auto values    = spscan_test::random_values<std::int32_t>(n, spscan_test::fresh_seed());
+  thrust::device_vector<std::int32_t> in(values.begin(), values.end()), out(n), keys(n, 3);
+  thrust::device_vector<std::int32_t> key_out(n);
+  spscan_test::owned_stream own;
+
+  const auto one_round = [&](int i) {
+    switch (i % 5)
+    {
+      case 0: spscan::inclusive_scan(in.begin(), in.end(), out.begin()); break;
+      case 1: spscan::exclusive_scan(thrust::device, in.begin(), in.end(), out.begin()); break;
+      case 2: spscan::inclusive_scan(thrust::cuda::par_nosync.on(own.stream), in.begin(), in.end(), out.begin()); break;
+      case 3: spscan::inclusive_scan(spscan::par_nosync, in.begin(), in.end(), out.begin()); break;
+      default: spscan::inclusive_scan_by_key(thrust::cuda::par_nosync.on(own.stream), keys.begin(), keys.end(), in.begin(), key_out.begin()); break;
+    }
+  };
+  for (int i = 0; i < 50; ++i)
+  {
+    one_round(i);
+  }
+  cuda_check(cudaDeviceSynchronize(), "synchronize");
+  std::size_t free_before = 0, total = 0;
+  cuda_check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+  const std::uint64_t reserved_before = pool_reserved_bytes();
+  const std::uint64_t lent_before     = pool_used_bytes();
+
+  for (int i = 0; i < calls; ++i)
+  {
+    one_round(i);
+  }
+  cuda_check(cudaDeviceSynchronize(), "synchronize");
+  std::size_t free_after = 0;
+  cuda_check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
+  EXPECT_EQ(pool_used_bytes(), lent_before) << "the calls reused the blocks kept after the warm-up";
+  EXPECT_EQ(pool_reserved_bytes(), reserved_before) << "the pool did not grow after the warm-up";
+  if (!sanitized) // a sanitizer takes device memory of its own as the program runs
+  {
+    EXPECT_LE(free_before, free_after + (std::size_t{2} << 20)) << "device memory lost over " << calls << " calls";
+  }
+
+  spscan::inclusive_scan(in.begin(), in.end(), out.begin());
+  const thrust::host_vector<std::int32_t> got = out;
+  const auto expected = spscan_test::reference_inclusive<std::int32_t>(values, thrust::plus<>{});
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got.begin())) << "the last call is exact";
+  EXPECT_TRUE(every_block_came_back());
+}
+
+} // namespace
