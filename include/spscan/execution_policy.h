@@ -8,9 +8,10 @@
 // transform_inclusive_scan, transform_exclusive_scan, inclusive_scan_by_key and
 // exclusive_scan_by_key behaves exactly like spscan's function of the same name (<spscan/scan.h>,
 // <spscan/transform_scan.h>): spscan's kernel where it can serve the call, Thrust's CUDA
-// implementation where it cannot, same results and return value. Every other Thrust algorithm
-// (sort, reduce, transform, copy_if...) runs Thrust's CUDA implementation unchanged: the policies
-// derive from Thrust's CUDA policy.
+// implementation where it cannot, same results and return value. copy_if, remove_copy_if and
+// partition_copy go through spscan's dispatch too (<spscan/copy.h>), which today runs Thrust's
+// CUDA implementation for them. Every other Thrust algorithm (sort, reduce, transform...) runs
+// Thrust's CUDA implementation unchanged: the policies derive from Thrust's CUDA policy.
 // One exception: Thrust builds thrust::shuffle and thrust::shuffle_copy on a
 // thrust::inclusive_scan with the caller's policy, so their scan runs on spscan (same results).
 //

@@ -26,7 +26,8 @@
 //
 // With a CUDA policy (thrust::device, thrust::cuda::par, par_nosync, par(alloc), .on(stream)) or
 // device iterators, the scan runs on spscan's single-pass kernel on the policy's stream, taking
-// temporary storage only through the policy's allocator, synchronizing unless the policy is a
+// temporary storage through the policy's allocator where it has one (else what spscan keeps per
+// device and stream, <spscan/temporary_storage.h>), synchronizing unless the policy is a
 // nosync one, and throwing thrust::system_error on CUDA errors. Everything else runs Thrust's own
 // implementation (see detail/route.h). binary_op must be associative; it need not be commutative.
 // Results are reproducible bit for bit from run to run (see README).

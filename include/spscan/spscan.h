@@ -1,7 +1,10 @@
 // Everything spscan offers.
 #pragma once
 
+#include <spscan/copy.h>
 #include <spscan/execution_policy.h>
+#include <spscan/partition.h>
+#include <spscan/remove.h>
 #include <spscan/scan.h>
 #include <spscan/temporary_storage.h>
 #include <spscan/transform_scan.h>

@@ -9,6 +9,7 @@
 #include <spscan/detail/route.h>
 #include <spscan/detail/scan.inl>
 #include <spscan/detail/scan_by_key.inl>
+#include <spscan/detail/select.inl>
 #include <spscan/detail/transform_scan.inl>
 
 namespace spscan::detail::scan_routing
@@ -54,6 +55,27 @@ template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE decltype(auto) exclusive_scan_by_key(execution_policy<Derived>& policy, Args... args)
 {
   return dispatch<exclusive_scan_by_key_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) copy_if(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<copy_if_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) remove_copy_if(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<remove_copy_if_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) partition_copy(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<partition_copy_algorithm>(static_cast<Derived&>(policy), args...);
 }
 
 } // namespace spscan::detail::scan_routing

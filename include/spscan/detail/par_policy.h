@@ -3,11 +3,12 @@
 // differ from them only in the namespace they live in.
 //
 // Thrust's entry points call their backend unqualified with the derived policy first, so
-// argument-dependent lookup searches this namespace and finds the scan overloads of par.inl;
+// argument-dependent lookup searches this namespace and finds the overloads of par.inl (the scans
+// and the selections);
 // every other algorithm reaches Thrust's CUDA backend through the base class, unchanged.
 // Because every Thrust call made with an spscan policy searches this namespace, it holds only
 // what such calls are meant to find: the policy types, their hidden friends, the nosync
-// temporary-buffer customization and the scan overloads. Helpers live in spscan::detail.
+// temporary-buffer customization and those overloads. Helpers live in spscan::detail.
 #pragma once
 
 #include <spscan/detail/config.h>

@@ -20,13 +20,19 @@
 #include <thrust/execution_policy.h>
 #include <thrust/memory.h>
 #include <thrust/pair.h>
+#include <thrust/system/cuda/detail/copy_if.h>
 #include <thrust/system/cuda/detail/execution_policy.h>
+#include <thrust/system/cuda/detail/partition.h>
+#include <thrust/system/cuda/detail/remove.h>
 #include <thrust/system/cuda/detail/scan.h>
 #include <thrust/system/cuda/detail/scan_by_key.h>
 #include <thrust/system/cuda/detail/transform_scan.h>
 #include <thrust/system/cuda/detail/util.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/detail/bad_alloc.h>
+#include <thrust/system/detail/generic/copy_if.h>
+#include <thrust/system/detail/generic/partition.h>
+#include <thrust/system/detail/generic/remove.h>
 #include <thrust/system/detail/generic/scan.h>
 #include <thrust/system/detail/generic/scan_by_key.h>
 #include <thrust/system/detail/generic/select_system.h>
@@ -221,10 +227,29 @@ SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::exe
 template <class D, class K, class V, class O, class T, class P, class Op>
 SPSCAN_HOST_DEVICE cuda_backend_twin exclusive_scan_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, O, T, P, Op);
 
+// The selections (copy_if, remove_copy_if, partition_copy), with and without a stencil.
+template <class D, class I, class O, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin copy_if(thrust::cuda_cub::execution_policy<D>&, I, I, O, P);
+template <class D, class I, class S, class O, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin copy_if(thrust::cuda_cub::execution_policy<D>&, I, I, S, O, P);
+
+template <class D, class I, class O, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove_copy_if(thrust::cuda_cub::execution_policy<D>&, I, I, O, P);
+template <class D, class I, class S, class O, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove_copy_if(thrust::cuda_cub::execution_policy<D>&, I, I, S, O, P);
+
+template <class D, class I, class O1, class O2, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin partition_copy(thrust::cuda_cub::execution_policy<D>&, I, I, O1, O2, P);
+template <class D, class I, class S, class O1, class O2, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin partition_copy(thrust::cuda_cub::execution_policy<D>&, I, I, S, O1, O2, P);
+
+using thrust::system::detail::generic::copy_if;
 using thrust::system::detail::generic::exclusive_scan;
 using thrust::system::detail::generic::exclusive_scan_by_key;
 using thrust::system::detail::generic::inclusive_scan;
 using thrust::system::detail::generic::inclusive_scan_by_key;
+using thrust::system::detail::generic::partition_copy;
+using thrust::system::detail::generic::remove_copy_if;
 using thrust::system::detail::generic::transform_exclusive_scan;
 using thrust::system::detail::generic::transform_inclusive_scan;
 
@@ -248,6 +273,13 @@ using inclusive_scan_by_key_target =
 template <class P, class... A>
 using exclusive_scan_by_key_target =
   decltype(exclusive_scan_by_key(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+
+template <class P, class... A>
+using copy_if_target = decltype(copy_if(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using remove_copy_if_target = decltype(remove_copy_if(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+template <class P, class... A>
+using partition_copy_target = decltype(partition_copy(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
 
 template <class Void, template <class...> class Target, class... Args>
 struct resolves_elsewhere : ::cuda::std::false_type
@@ -310,6 +342,27 @@ template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::exclusive_scan_by_key(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto copy_if(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::copy_if(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto remove_copy_if(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::remove_copy_if(policy, args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto partition_copy(cuda_policy<Derived>& policy, Args... args)
+{
+  return thrust::cuda_cub::partition_copy(policy, args...);
 }
 
 } // namespace thrust_cuda_backend
