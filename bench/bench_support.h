@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace bench
@@ -312,6 +313,15 @@ check_outcome compare_on_device(const T* got, const T* want, std::size_t n, int 
 // ---------------------------------------------------------------------------------------------
 // Timing
 
+// The median of the samples (the mean of the middle two for an even count).
+template <class T>
+double median_of(std::vector<T> samples)
+{
+  std::sort(samples.begin(), samples.end());
+  const std::size_t mid = samples.size() / 2;
+  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+}
+
 struct rep_plan
 {
   int warmups;
@@ -359,9 +369,7 @@ public:
       CHECK_CUDA(cudaEventElapsedTime(&sample, start_, stop_));
     }
     CHECK_CUDA(cudaGetLastError());
-    std::sort(samples.begin(), samples.end());
-    const std::size_t mid = samples.size() / 2;
-    return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+    return median_of(std::move(samples));
   }
 
 private:

@@ -83,13 +83,6 @@ struct row
   bool exact;
 };
 
-double median_of(std::vector<double> samples)
-{
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-}
-
 // Host time of each call, in microseconds: rounds of blocks, each variant running `block` calls
 // in a row (the first untimed) before the next variant's block; so a call follows a call of its
 // own kind (what a loop in a program sees), and slow drifts reach every variant alike.

@@ -14,6 +14,7 @@
 
 #include <support/data.h>
 #include <support/gpu.h>
+#include <support/kept_storage.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -35,13 +36,7 @@ TEST(OutOfMemory, AnExhaustedDeviceThrowsBadAllocAndTheNextCallSucceeds)
   const std::size_t n = std::size_t{1} << 20;
   const auto values   = spscan_test::random_values<std::int64_t>(n, spscan_test::fresh_seed());
   thrust::device_vector<std::int64_t> in(values.begin(), values.end()), out(n);
-  // What spscan keeps would serve the call: free it, and the pool's reserve.
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  spscan::release_temporary_storage();
-  if (cudaMemPool_t pool = spscan::detail::storage_cache::current_pool())
-  {
-    ASSERT_EQ(cudaMemPoolTrimTo(pool, 0), cudaSuccess);
-  }
+  spscan_test::empty_the_pool(); // what spscan keeps would serve the call
 
   // Take the device's memory, largest blocks first, down to 1 MiB blocks.
   std::vector<void*> taken;

@@ -18,6 +18,7 @@
 #include <support/data.h>
 #include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/kept_storage.h>
 #include <support/noncommutative.h>
 
 #include <algorithm>
@@ -38,10 +39,12 @@
 namespace
 {
 
-using spscan::detail::storage_cache;
 using spscan::detail::takes_pooled_storage;
 using spscan_test::cuda_check;
 using spscan_test::device_array;
+using spscan_test::empty_the_pool;
+using spscan_test::pool_reserved_bytes;
+using spscan_test::pool_used_bytes;
 
 // ---------------------------------------------------------------------------------------------
 // Which policies take spscan's pool (CPU): exactly those where nothing of the caller's sees
@@ -93,36 +96,6 @@ TEST(PooledStorage, PoliciesWithTheCallersAllocatorDoNot)
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-// What spscan's pool for the current device holds (reserved) or lends (used); 0 without a pool.
-std::uint64_t pool_attribute(cudaMemPoolAttr attribute)
-{
-  std::uint64_t bytes = 0;
-  if (cudaMemPool_t pool = storage_cache::current_pool())
-  {
-    cuda_check(cudaMemPoolGetAttribute(pool, attribute, &bytes), "cudaMemPoolGetAttribute");
-  }
-  return bytes;
-}
-std::uint64_t pool_reserved_bytes()
-{
-  return pool_attribute(cudaMemPoolAttrReservedMemCurrent);
-}
-std::uint64_t pool_used_bytes()
-{
-  return pool_attribute(cudaMemPoolAttrUsedMemCurrent);
-}
-
-// Frees what spscan keeps and what its pool holds: a known starting point.
-void empty_the_pool()
-{
-  cuda_check(cudaDeviceSynchronize(), "synchronize");
-  spscan::release_temporary_storage();
-  if (cudaMemPool_t pool = storage_cache::current_pool())
-  {
-    cuda_check(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
-  }
-}
 
 // Whether every block a call took came back: with the kept blocks freed, the pool lends nothing.
 bool every_block_came_back()
