@@ -24,3 +24,13 @@ if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; the
   echo "error: the CUDA toolkit (nvcc) is required: install it from NVIDIA, then run this again" >&2
   exit 1
 fi
+
+# NCCL, for the sharded scans' test and benchmark (cmake/spscan_nccl.cmake): the toolkit's or the
+# system's where there is one, else NVIDIA's Python package for the toolkit's CUDA major version.
+if ! ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h >/dev/null 2>&1 &&
+  ! python3 -c "import nvidia.nccl" >/dev/null 2>&1; then
+  nvcc_path=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  cuda_major=$("$nvcc_path" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+  echo "installing: nvidia-nccl-cu${cuda_major} (Python package)"
+  python3 -m pip install --quiet "nvidia-nccl-cu${cuda_major}"
+fi

@@ -22,6 +22,8 @@
 //   shared_storage;
 //   static constexpr bool has_initial_prefix;   the first tile's exclusive prefix exists (an init)
 //   static carry initial_prefix(const params&);
+// optionally, where the init is known only on the device and may be absent,
+//   static bool initial_prefix_present(const params&);
 //   static <op> carry_op(params&);
 //   template <class Tile> static void run(params&, shared_storage&, const Tile&);   data warps
 // and optionally `absorbing`, the carries that absorb what precedes them (look_back.h).
@@ -72,6 +74,33 @@ constexpr int data_threads_of = Program::tuning::threads;
 // nothing_absorbs.
 template <class Program>
 using absorbing_of = member_type_or<nothing_absorbs, Program, member_absorbing>;
+
+// Whether the program's first tile starts from an initial prefix in this launch: never, always, or
+// as Program::initial_prefix_present says where the program has it.
+template <class Program, class = void>
+struct initial_prefix_may_be_absent : ::cuda::std::false_type
+{};
+template <class Program>
+struct initial_prefix_may_be_absent<Program, ::cuda::std::void_t<decltype(&Program::template initial_prefix_present<>)>>
+    : ::cuda::std::true_type
+{};
+
+template <class Program>
+__device__ bool initial_prefix_exists(const typename Program::params& p)
+{
+  if constexpr (!Program::has_initial_prefix)
+  {
+    return false;
+  }
+  else if constexpr (initial_prefix_may_be_absent<Program>::value)
+  {
+    return Program::initial_prefix_present(p);
+  }
+  else
+  {
+    return true;
+  }
+}
 
 // The data warps and the look-back warp.
 template <class Program>
@@ -215,7 +244,7 @@ public:
   // program has an initial prefix.
   __device__ bool has_prefix() const
   {
-    return tile_ > 0 || Program::has_initial_prefix;
+    return tile_ > 0 || initial_prefix_exists<Program>(p_.program);
   }
 
   __device__ void sync_data_warps() const
@@ -251,7 +280,7 @@ public:
     {
       prefix = *reinterpret_cast<const carry*>(shared_.prefix);
     }
-    else if constexpr (Program::has_initial_prefix)
+    else if (initial_prefix_exists<Program>(p_.program))
     {
       prefix = Program::initial_prefix(p_.program);
     }
@@ -276,14 +305,11 @@ private:
   template <class Op>
   __device__ carry first_inclusive_prefix(const carry& aggregate, Op& op) const
   {
-    if constexpr (Program::has_initial_prefix)
+    if (initial_prefix_exists<Program>(p_.program))
     {
       return op(Program::initial_prefix(p_.program), aggregate);
     }
-    else
-    {
-      return aggregate;
-    }
+    return aggregate;
   }
 
   driver_params<Program>& p_;

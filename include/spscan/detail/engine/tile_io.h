@@ -77,6 +77,40 @@ bool allows_vector_access(const Iterator& it)
   }
 }
 
+// Where a data thread's warp segment lies in its tile, for an input of n elements: what every
+// tile program works out first. Segment w is elements [w * Segment, (w + 1) * Segment) of the tile.
+template <int TileItems, int Segment>
+struct warp_segment
+{
+  int lane;
+  int warp;
+  std::size_t tile_begin; // the tile's first element in the input
+  bool full_tile;
+  int tile_valid; // the tile's elements that exist (all but in the last tile)
+  int begin; // the segment's first element, counted from the tile's start
+  std::size_t first; // the segment's first element in the input
+
+  __device__ warp_segment(std::size_t tile_first_item, std::size_t n)
+      : lane(static_cast<int>(threadIdx.x) % warp_threads)
+      , warp(static_cast<int>(threadIdx.x) / warp_threads)
+      , tile_begin(tile_first_item)
+      , full_tile(n - tile_first_item >= static_cast<std::size_t>(TileItems))
+      , tile_valid(full_tile ? TileItems : static_cast<int>(n - tile_first_item))
+      , begin(warp * Segment)
+      , first(tile_first_item + static_cast<std::size_t>(begin))
+  {}
+
+  // Elements of this segment that exist (<= 0 past the end of the input).
+  __device__ int valid() const
+  {
+    return tile_valid - begin;
+  }
+  __device__ bool whole() const
+  {
+    return tile_valid >= begin + Segment;
+  }
+};
+
 // Slice of 16-byte words holding 32 * Items elements of type T.
 template <class T, int Items>
 class vector_slice

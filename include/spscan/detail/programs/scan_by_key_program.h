@@ -146,37 +146,29 @@ struct scan_by_key_program
   template <class Tile>
   __device__ static void run(params& p, shared_storage& shared, const Tile& tile)
   {
-    const int thread = static_cast<int>(threadIdx.x);
-    const int lane   = thread % warp_threads;
-    const int warp   = thread / warp_threads;
-
-    const std::size_t tile_begin = tile.first_item();
-    const int tile_valid         = tile.items_of(p.n);
-    const int segment_begin = warp * segment;
-    const int warp_valid    = tile_valid - segment_begin; // may be <= 0 past the end
-    const std::size_t first = tile_begin + static_cast<std::size_t>(segment_begin);
-    const auto values       = p.values + static_cast<difference_of<ValuesIt>>(first);
-    const auto out          = p.out + static_cast<difference_of<OutputIt>>(first);
-    void* slice             = shared.slices[warp];
+    const warp_segment<tuning::tile_items, segment> at(tile.first_item(), p.n);
+    const auto values = p.values + static_cast<difference_of<ValuesIt>>(at.first);
+    const auto out    = p.out + static_cast<difference_of<OutputIt>>(at.first);
+    void* slice       = shared.slices[at.warp];
 
     if constexpr (vector_layout)
     {
-      if (warp_valid >= segment && p.vector_load && p.vector_store)
+      if (at.whole() && p.vector_load && p.vector_store)
       {
         // The values' loads go out first and fly while the keys are read and compared.
-        const vectors staged(slice, lane);
+        const vectors staged(slice, at.lane);
         staged.start_stage(values);
-        stage_heads(p, shared.heads[warp], tile.index(), first, segment, lane);
+        stage_heads(p, shared.heads[at.warp], tile.index(), at.first, segment, at.lane);
         staged.finish_stage();
-        scan_staged(p, shared, tile, staged, tile_valid);
+        scan_staged(p, shared, tile, staged, at.tile_valid);
         staged.write(out);
         return;
       }
     }
-    const elements staged(slice, lane, warp_valid);
-    stage_heads(p, shared.heads[warp], tile.index(), first, warp_valid, lane);
+    const elements staged(slice, at.lane, at.valid());
+    stage_heads(p, shared.heads[at.warp], tile.index(), at.first, at.valid(), at.lane);
     staged.stage(values);
-    scan_staged(p, shared, tile, staged, tile_valid);
+    scan_staged(p, shared, tile, staged, at.tile_valid);
     staged.write(out);
   }
 

@@ -29,26 +29,62 @@ enum class scan_kind
   exclusive, // out[i] = init op x0 op ... op x(i-1)
 };
 
+// An initial value that is not known when the scan is launched: an earlier kernel on the same
+// stream writes it to device memory, and the scan's first tile reads it there. It may be absent
+// (`present == 0`), and then the scan starts from its first element, as one without init does.
+// The sharded scans start each shard from the fold of the shards before it this way. Slots are
+// 16-byte aligned, so their size is a multiple of 16: NCCL's kernels move them in 16-byte words.
+template <class Accum>
+struct alignas(16) initial_value_slot
+{
+  Accum value;
+  std::uint32_t present;
+};
+
+template <class Accum>
+struct device_initial_value
+{
+  const initial_value_slot<Accum>* slot;
+};
+
+// The initial value as the first tile sees it: given, or read from its slot.
+template <class Accum>
+__device__ Accum initial_value_of(const Accum& init)
+{
+  return init;
+}
+template <class Accum>
+__device__ Accum initial_value_of(const device_initial_value<Accum>& init)
+{
+  return init.slot->value;
+}
+template <class Accum>
+__device__ bool initial_value_present(const device_initial_value<Accum>& init)
+{
+  return init.slot->present != 0;
+}
+
 // A scan's parameters, the same for every tile shape. Iterators are unwrapped (raw pointers for
-// contiguous ones, so that they share kernels and can use vectorized accesses).
-template <class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind>
+// contiguous ones, so that they share kernels and can use vectorized accesses). `Init` is the
+// accumulator itself, or a device_initial_value<Accum>.
+template <class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind, class Init = Accum>
 struct scan_params
 {
   InputIt in;
   OutputIt out;
   std::size_t n;
   Op op;
-  Accum init; // unused for scan_kind::inclusive
+  Init init; // unused for scan_kind::inclusive
   bool vector_load; // input is a 16-byte aligned raw pointer
   bool vector_store; // likewise for the output
 };
 
-template <class Tuning, class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind>
+template <class Tuning, class InputIt, class OutputIt, class Accum, class Op, scan_kind Kind, class Init = Accum>
 struct scan_program
 {
   using carry  = Accum;
   using tuning = Tuning;
-  using params = scan_params<InputIt, OutputIt, Accum, Op, Kind>;
+  using params = scan_params<InputIt, OutputIt, Accum, Op, Kind, Init>;
 
   static constexpr int threads = tuning::threads;
   static constexpr int items   = tuning::items;
@@ -77,7 +113,14 @@ struct scan_program
 
   __device__ static Accum initial_prefix(const params& p)
   {
-    return p.init;
+    return initial_value_of(p.init);
+  }
+
+  // Declared only where the init is read from device memory, where it may be absent (driver.h).
+  template <class I = Init, class = ::cuda::std::enable_if_t<!::cuda::std::is_same_v<I, Accum>>>
+  __device__ static bool initial_prefix_present(const params& p)
+  {
+    return initial_value_present(p.init);
   }
 
   __device__ static Op& carry_op(params& p)
@@ -88,36 +131,27 @@ struct scan_program
   template <class Tile>
   __device__ static void run(params& p, shared_storage& shared, const Tile& tile)
   {
-    const int thread = static_cast<int>(threadIdx.x);
-    const int lane   = thread % warp_threads;
-    const int warp   = thread / warp_threads;
-
-    const std::size_t tile_begin = tile.first_item();
-    const std::size_t remaining  = p.n - tile_begin;
-    const bool full_tile         = remaining >= static_cast<std::size_t>(tuning::tile_items);
-    const int tile_valid         = full_tile ? tuning::tile_items : static_cast<int>(remaining);
-    const auto segment_begin     = static_cast<std::size_t>(warp * segment);
-    const auto in                = p.in + static_cast<difference_of<InputIt>>(tile_begin + segment_begin);
-    const auto out               = p.out + static_cast<difference_of<OutputIt>>(tile_begin + segment_begin);
-    void* slice                  = shared.slices[warp];
+    const warp_segment<tuning::tile_items, segment> at(tile.first_item(), p.n);
+    const auto in = p.in + static_cast<difference_of<InputIt>>(at.first);
+    const auto out = p.out + static_cast<difference_of<OutputIt>>(at.first);
+    void* slice    = shared.slices[at.warp];
 
     if constexpr (vector_layout)
     {
       // Vectorized wherever this warp's whole segment exists, in the last, partial tile too: an
       // input smaller than one tile (one CTA does it all) then moves 16-byte words through all
       // but its last warp instead of single elements (int8 2^14: 0.71x of CUB's speed before).
-      const bool whole_segment = tile_valid >= static_cast<int>(segment_begin) + segment;
-      if (whole_segment && p.vector_load && p.vector_store)
+      if (at.whole() && p.vector_load && p.vector_store)
       {
-        const vectors staged(slice, lane);
+        const vectors staged(slice, at.lane);
         staged.stage(in);
-        if (thread == 0)
+        if (threadIdx.x == 0)
         {
           tile.trace(trace_staged);
         }
-        scan_staged(p, shared, tile, staged, tile_valid, Accum{});
+        scan_staged(p, shared, tile, staged, at.tile_valid, Accum{});
         staged.write(out);
-        if (thread == 0)
+        if (threadIdx.x == 0)
         {
           tile.trace(trace_stored);
         }
@@ -128,13 +162,13 @@ struct scan_program
     // scan with the input's last element, so that the operator sees only input values; the block
     // scan leaves it out of every result.
     Accum last{};
-    if (!full_tile)
+    if (!at.full_tile)
     {
       last = p.in[static_cast<difference_of<InputIt>>(p.n - 1)];
     }
-    const elements staged(slice, lane, tile_valid - static_cast<int>(segment_begin));
+    const elements staged(slice, at.lane, at.valid());
     staged.stage(in);
-    scan_staged(p, shared, tile, staged, tile_valid, last);
+    scan_staged(p, shared, tile, staged, at.tile_valid, last);
     staged.write(out);
   }
 
@@ -194,9 +228,9 @@ struct scan_program
 };
 
 // A scan's parameters from the caller's arguments.
-template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op>
-scan_params<unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind>
-make_scan_params(InputIt first, std::size_t n, OutputIt result, Op op, Accum init)
+template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, class Init>
+scan_params<unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind, Init>
+make_scan_params(InputIt first, std::size_t n, OutputIt result, Op op, Init init)
 {
   const auto in  = thrust::try_unwrap_contiguous_iterator(first);
   const auto out = thrust::try_unwrap_contiguous_iterator(result);
@@ -204,28 +238,37 @@ make_scan_params(InputIt first, std::size_t n, OutputIt result, Op op, Accum ini
 }
 
 // The scan program in the tile shape `Tuning`.
-template <scan_kind Kind, class Accum, class Tuning, class InputIt, class OutputIt, class Op>
-using scan_program_for = scan_program<Tuning, unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind>;
+template <scan_kind Kind, class Accum, class Tuning, class InputIt, class OutputIt, class Op, class Init = Accum>
+using scan_program_for =
+  scan_program<Tuning, unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind, Init>;
 
 // Its two shapes (engine/kernel_shape.h): the measured best, and one that fits every GPU.
-template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op>
+template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, class Init = Accum>
 using scan_shapes = kernel_shapes<
-  scan_program_for<Kind, Accum, scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>>, InputIt, OutputIt, Op>,
+  scan_program_for<Kind,
+                   Accum,
+                   scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>>,
+                   InputIt,
+                   OutputIt,
+                   Op,
+                   Init>,
   scan_program_for<Kind,
                    Accum,
                    reduced_scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>>,
                    InputIt,
                    OutputIt,
-                   Op>>;
+                   Op,
+                   Init>>;
 
 // Scans `count` elements (negative counts are empty ranges, as in Thrust) in the shape the
-// current device can launch, and returns result + count.
-template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op>
-OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
+// current device can launch, and returns result + count. `init`: an Accum, or a
+// device_initial_value<Accum>.
+template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op, class Init>
+OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Init init)
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
-  const auto params   = make_scan_params<Kind>(first, n, result, op, init);
-  with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op>>([&](auto shape) {
+  const auto params   = make_scan_params<Kind, Accum>(first, n, result, op, init);
+  with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
     launch_single_pass<typename decltype(shape)::type>(policy, params, n);
   });
   return result + (count > 0 ? count : Size{0});
@@ -237,7 +280,7 @@ OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, Ou
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
   launch_single_pass<scan_program_for<Kind, Accum, Tuning, InputIt, OutputIt, Op>>(
-    policy, make_scan_params<Kind>(first, n, result, op, init), n);
+    policy, make_scan_params<Kind, Accum>(first, n, result, op, init), n);
   return result + (count > 0 ? count : Size{0});
 }
 

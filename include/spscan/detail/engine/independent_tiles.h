@@ -1,0 +1,96 @@
+// Runs a tile program's tiles independently of each other: no tile ids, no look-back, no tile
+// states, no temporary storage of its own. CTA b takes tile b; the program's
+// `tile.exchange(aggregate)` stores the tile's aggregate in `aggregates[b]` and gives no prefix.
+// A reduction in a fixed association is this, level after level (programs/reduce_program.h).
+//
+// The program is the same kind of tile program the single-pass driver runs (driver.h), but all
+// of a CTA's threads are data threads.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/launch.h>
+#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/thrust_bridge.h>
+
+namespace spscan::detail
+{
+
+template <class Program>
+struct independent_tiles_params
+{
+  typename Program::params program;
+  typename Program::carry* aggregates; // one per tile
+};
+
+// What the tile program's data threads see, as from the driver's tile_context.
+template <class Program>
+class independent_tile
+{
+public:
+  using carry = typename Program::carry;
+
+  __device__ independent_tile(const independent_tiles_params<Program>& p, std::size_t tile)
+      : p_(p)
+      , tile_(tile)
+  {}
+
+  __device__ std::size_t index() const
+  {
+    return tile_;
+  }
+  __device__ std::size_t first_item() const
+  {
+    return tile_ * Program::tuning::tile_items;
+  }
+  __device__ bool has_prefix() const
+  {
+    return false;
+  }
+  // Every thread is a data thread. The non-aligned barrier, as in the driver: warps of a partial
+  // tile reach it from different code (vector and element paths of a program).
+  __device__ void sync_data_warps() const
+  {
+    __syncwarp();
+    asm volatile("barrier.sync 1, %0;" ::"r"(Program::tuning::threads) : "memory");
+  }
+  // Thread 0 holds the aggregate; the returned prefix is never defined (has_prefix()).
+  __device__ carry exchange(const carry& aggregate) const
+  {
+    if (threadIdx.x == 0)
+    {
+      p_.aggregates[tile_] = aggregate;
+    }
+    return carry{};
+  }
+  __device__ void trace(trace_stage) const {}
+
+private:
+  const independent_tiles_params<Program>& p_;
+  std::size_t tile_;
+};
+
+template <class Program>
+SPSCAN_KERNEL void __launch_bounds__(Program::tuning::threads, min_ctas_per_sm_of<typename Program::tuning>::value)
+  independent_tiles_kernel(independent_tiles_params<Program> p)
+{
+  extern __shared__ uint4 independent_tiles_shared_memory[];
+  auto& shared = *reinterpret_cast<typename Program::shared_storage*>(independent_tiles_shared_memory);
+  auto program = p.program;
+  Program::run(program, shared, independent_tile<Program>(p, blockIdx.x));
+}
+
+// Runs `Program` over the `tiles` tiles of its input on `stream`, their aggregates to `aggregates`.
+template <class Program>
+void launch_independent_tiles(cudaStream_t stream, const typename Program::params& program, std::size_t tiles,
+                              typename Program::carry* aggregates)
+{
+  constexpr std::size_t shared_bytes = sizeof(typename Program::shared_storage);
+  static_assert(shared_bytes <= 48 * 1024, "spscan: an independent tile must fit the shared memory every GPU grants");
+  cudaGetLastError(); // an earlier, unrelated error is not this launch's
+  prepare_kernel(independent_tiles_kernel<Program>, shared_bytes);
+  independent_tiles_kernel<Program><<<static_cast<unsigned>(tiles), Program::tuning::threads, shared_bytes, stream>>>(
+    independent_tiles_params<Program>{program, aggregates});
+  throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+}
+
+} // namespace spscan::detail
