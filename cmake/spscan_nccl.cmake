@@ -19,7 +19,10 @@ find_path(SPSCAN_NCCL_INCLUDE_DIR nccl.h HINTS ${spscan_nccl_hints} PATH_SUFFIXE
 find_library(SPSCAN_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${spscan_nccl_hints} PATH_SUFFIXES lib lib64)
 if(SPSCAN_NCCL_INCLUDE_DIR AND SPSCAN_NCCL_LIBRARY)
   add_library(spscan_nccl INTERFACE)
-  target_include_directories(spscan_nccl INTERFACE ${SPSCAN_NCCL_INCLUDE_DIR})
+  # A system directory, searched after every -I one: where NCCL's header sits in the CUDA
+  # toolkit's include directory, that directory must not come before a CCCL given with -I (it
+  # holds the toolkit's own, older CCCL headers).
+  target_include_directories(spscan_nccl SYSTEM INTERFACE ${SPSCAN_NCCL_INCLUDE_DIR})
   target_link_libraries(spscan_nccl INTERFACE ${SPSCAN_NCCL_LIBRARY})
   message(STATUS "spscan: NCCL ${SPSCAN_NCCL_LIBRARY}: the sharded scans' test and benchmark are built")
 else()

@@ -4,7 +4,9 @@
 // end iterators; Thrust's CUDA policies are recognized as reaching Thrust's CUDA backend for every
 // form; a program's own policy gets its own overloads. On a GPU: every form and policy gives
 // Thrust's output and end iterators bit for bit, and Thrust's entry points called with
-// spscan::par go through spscan's dispatch.
+// spscan::par go through spscan's dispatch; and spscan's selection program (not yet the default
+// route) is exact for every pattern around tile edges, for counting, discard and zip iterators,
+// and past 2^32 elements.
 #include <spscan/copy.h>
 #include <spscan/execution_policy.h>
 #include <spscan/partition.h>
@@ -22,6 +24,13 @@
 #include <support/data.h>
 #include <support/device_memory.h>
 #include <support/gpu.h>
+#include <support/random.h>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/sequence.h>
+#include <thrust/tuple.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -210,8 +219,211 @@ TEST(Select, ThrustsEntryPointsWithSpscanParGoThroughSpscan)
   thrust::copy_if(spscan::par, in.begin(), in.end(), out.begin(), is_odd{});
   thrust::remove_copy_if(spscan::par, in.begin(), in.end(), out.begin(), is_odd{});
   thrust::partition_copy(spscan::par, in.begin(), in.end(), out.begin(), other.begin(), is_odd{});
-  EXPECT_EQ(routed.thrust_calls(), 3u) << "each call went through spscan's dispatch once (to Thrust's CUDA backend)";
+  // Thrust's CUDA backend, through spscan's dispatch, until the selection program is the default
+  // (select.inl says why).
+  EXPECT_EQ(routed.thrust_calls(), 3u) << "each call went through spscan's dispatch once";
   EXPECT_EQ(routed.kernel_calls(), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU: spscan's selection program, element by element against a sequential reference and
+// against Thrust, around tile edges (8192 elements for 4-byte values, 4096 for 8-byte ones). It
+// is called as its kernel route calls it (select.inl's *_on_kernel), since the dispatch runs
+// Thrust's backend until the program is the default.
+
+namespace program
+{
+template <class Policy, class... Args>
+auto copy_if(const Policy& policy, Args... args)
+{
+  auto p = policy;
+  return spscan::detail::copy_if_on_kernel::launch(p, args...);
+}
+template <class Policy, class... Args>
+auto remove_copy_if(const Policy& policy, Args... args)
+{
+  auto p = policy;
+  return spscan::detail::remove_copy_if_on_kernel::launch(p, args...);
+}
+template <class Policy, class... Args>
+auto partition_copy(const Policy& policy, Args... args)
+{
+  auto p = policy;
+  return spscan::detail::partition_copy_on_kernel::launch(p, args...);
+}
+} // namespace program
+
+// Patterns of what is selected: the predicate reads a value's low byte against a threshold.
+enum class pattern
+{
+  all,
+  none,
+  alternating,
+  random_1_percent,
+  random_half,
+  random_99_percent,
+};
+
+template <class T>
+std::vector<T> pattern_values(pattern kind, std::size_t n, std::uint64_t seed)
+{
+  spscan_test::splitmix64 rng{seed};
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const auto high = static_cast<T>((rng.next() & 0x3f) << 8); // payload, so outputs differ
+    int low = 0; // selected where low < 100
+    switch (kind)
+    {
+      case pattern::all: low = 0; break;
+      case pattern::none: low = 200; break;
+      case pattern::alternating: low = i % 2 ? 200 : 0; break;
+      case pattern::random_1_percent: low = rng.below(10000) < 100 ? 0 : 200; break;
+      case pattern::random_half: low = static_cast<int>(rng.below(200)); break;
+      case pattern::random_99_percent: low = rng.below(10000) < 9900 ? 0 : 200; break;
+    }
+    v[i] = static_cast<T>(high + static_cast<T>(low));
+  }
+  return v;
+}
+
+struct low_byte_below_100
+{
+  template <class T>
+  SPSCAN_HOST_DEVICE bool operator()(const T& x) const
+  {
+    return (static_cast<long long>(x) & 0xff) < 100;
+  }
+};
+
+template <class T>
+void expect_selection_exact(pattern kind, std::size_t n)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "pattern " << int(kind) << ", " << sizeof(T) << "-byte values, "
+                                    << spscan_test::case_name(seed, n));
+  const std::vector<T> host = pattern_values<T>(kind, n, seed);
+  const std::vector<T> decider = pattern_values<T>(kind, n, seed ^ 0x5151);
+  std::vector<T> keep, drop, keep_by_stencil, drop_by_stencil;
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    (low_byte_below_100{}(host[i]) ? keep : drop).push_back(host[i]);
+    (low_byte_below_100{}(decider[i]) ? keep_by_stencil : drop_by_stencil).push_back(host[i]);
+  }
+  const thrust::device_vector<T> in(host.begin(), host.end()), stencil(decider.begin(), decider.end());
+  thrust::device_vector<T> a(n + 1), b(n + 1), theirs(n + 1);
+  const auto check = [&](const thrust::device_vector<T>& out, std::ptrdiff_t size, const std::vector<T>& expected,
+                         const char* what) {
+    ASSERT_EQ(static_cast<std::ptrdiff_t>(expected.size()), size) << what << ": end iterator";
+    const auto got = spscan_test::to_host(out);
+    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), got.begin())) << what << ": output";
+    ASSERT_TRUE(spscan_test::all_poisoned(std::vector<T>(got.begin() + size, got.end()))) << what << ": wrote past its end";
+  };
+  spscan_test::poison(a);
+  check(a, program::copy_if(thrust::cuda::par, in.begin(), in.end(), a.begin(), low_byte_below_100{}) - a.begin(), keep, "copy_if");
+  spscan_test::poison(a);
+  check(a, program::copy_if(thrust::cuda::par_nosync, in.begin(), in.end(), stencil.begin(), a.begin(), low_byte_below_100{}) - a.begin(),
+        keep_by_stencil, "copy_if with stencil");
+  spscan_test::poison(a);
+  check(a, program::remove_copy_if(spscan::par, in.begin(), in.end(), a.begin(), low_byte_below_100{}) - a.begin(), drop,
+        "remove_copy_if");
+  spscan_test::poison(a);
+  check(a, program::remove_copy_if(thrust::cuda::par, in.begin(), in.end(), stencil.begin(), a.begin(), low_byte_below_100{}) - a.begin(),
+        drop_by_stencil, "remove_copy_if with stencil");
+  spscan_test::poison(a);
+  spscan_test::poison(b);
+  auto ends = program::partition_copy(thrust::cuda::par, in.begin(), in.end(), a.begin(), b.begin(), low_byte_below_100{});
+  check(a, ends.first - a.begin(), keep, "partition_copy: selected");
+  check(b, ends.second - b.begin(), drop, "partition_copy: rejected");
+  spscan_test::poison(a);
+  spscan_test::poison(b);
+  ends = program::partition_copy(spscan::par_nosync, in.begin(), in.end(), stencil.begin(), a.begin(), b.begin(), low_byte_below_100{});
+  check(a, ends.first - a.begin(), keep_by_stencil, "partition_copy with stencil: selected");
+  check(b, ends.second - b.begin(), drop_by_stencil, "partition_copy with stencil: rejected");
+  // Thrust's own result, for the record that the reference is Thrust's contract.
+  spscan_test::poison(theirs);
+  const auto their_end = thrust::copy_if(thrust::device, in.begin(), in.end(), theirs.begin(), low_byte_below_100{});
+  check(theirs, their_end - theirs.begin(), keep, "thrust::copy_if");
+}
+
+TEST(SelectOnGpu, EveryPatternAndFormIsExactAroundTileEdges)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::vector<pattern> patterns{pattern::all, pattern::none, pattern::alternating, pattern::random_1_percent,
+                                      pattern::random_half, pattern::random_99_percent};
+  for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{4095}, std::size_t{4096}, std::size_t{4097},
+                              std::size_t{8191}, std::size_t{8192}, std::size_t{8193}, std::size_t{3 * 8192 + 17},
+                              (std::size_t{1} << 20) + 3})
+  {
+    if (n > spscan_test::max_test_elements())
+    {
+      continue;
+    }
+    for (const pattern kind : patterns)
+    {
+      expect_selection_exact<std::int32_t>(kind, n);
+      expect_selection_exact<std::int64_t>(kind, n);
+      expect_selection_exact<std::int8_t>(kind, n);
+    }
+  }
+}
+
+// Fancy iterators: a counting input into a discard output (only the end counts), a zip input
+// into a zip output.
+TEST(SelectOnGpu, CountingInputsDiscardAndZipOutputs)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = 100'003;
+  const thrust::counting_iterator<long long> first(5);
+  const auto end = program::copy_if(thrust::cuda::par, first, first + n, thrust::make_discard_iterator(), low_byte_below_100{});
+  long long expected = 0;
+  for (long long x = 5; x < static_cast<long long>(n) + 5; ++x)
+  {
+    expected += low_byte_below_100{}(x);
+  }
+  EXPECT_EQ(expected, end - thrust::make_discard_iterator());
+
+  thrust::device_vector<int> keys(n), values(n), out_keys(n), out_values(n);
+  thrust::sequence(keys.begin(), keys.end(), 7);
+  thrust::sequence(values.begin(), values.end(), 1000);
+  const auto in  = thrust::make_zip_iterator(thrust::make_tuple(keys.begin(), values.begin()));
+  const auto out = thrust::make_zip_iterator(thrust::make_tuple(out_keys.begin(), out_values.begin()));
+  const auto stencil = thrust::counting_iterator<int>(0);
+  const auto zip_end = program::copy_if(thrust::cuda::par, in, in + n, stencil, out, low_byte_below_100{});
+  std::vector<int> expected_keys, expected_values;
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    if (low_byte_below_100{}(static_cast<int>(i)))
+    {
+      expected_keys.push_back(static_cast<int>(7 + i));
+      expected_values.push_back(static_cast<int>(1000 + i));
+    }
+  }
+  ASSERT_EQ(static_cast<std::ptrdiff_t>(expected_keys.size()), zip_end - out);
+  const auto got_keys = spscan_test::to_host(out_keys), got_values = spscan_test::to_host(out_values);
+  EXPECT_TRUE(std::equal(expected_keys.begin(), expected_keys.end(), got_keys.begin())) << "zip keys";
+  EXPECT_TRUE(std::equal(expected_values.begin(), expected_values.end(), got_values.begin())) << "zip values";
+}
+
+// More than 2^32 inputs (a counting input, nothing stored): the count travels through the
+// look-back as a 64-bit integer, and the end iterators are exact.
+TEST(SelectOnGpu, MoreThanFourBillionElementsCountExactly)
+{
+  SPSCAN_REQUIRE_GPU();
+  const long long n = (1ll << 32) + 12345;
+  if (static_cast<std::size_t>(n) > spscan_test::max_test_elements())
+  {
+    GTEST_SKIP() << "above SPSCAN_TEST_MAX_ELEMENTS";
+  }
+  const thrust::counting_iterator<long long> first(0);
+  // low byte below 100: 100 of every 256 values, plus the tail's share
+  const long long expected = (n / 256) * 100 + std::min<long long>(n % 256, 100);
+  const auto end = program::copy_if(thrust::cuda::par, first, first + n, thrust::make_discard_iterator(), low_byte_below_100{});
+  EXPECT_EQ(expected, end - thrust::make_discard_iterator());
+  const auto ends = program::partition_copy(thrust::cuda::par_nosync, first, first + n, thrust::make_discard_iterator(), thrust::make_discard_iterator(),
+                                           low_byte_below_100{});
+  EXPECT_EQ(expected, ends.first - thrust::make_discard_iterator());
+  EXPECT_EQ(n - expected, ends.second - thrust::make_discard_iterator());
 }
 
 } // namespace

@@ -2,14 +2,21 @@
 // stencil, with and without a policy: Thrust's overload set, dispatched as Thrust dispatches it
 // (route.h), so that code swapped to spscan (or passing spscan::par) keeps its calls.
 //
-// Where Thrust would run its CUDA backend, these run Thrust's CUDA backend too, for now: spscan's
-// own single-pass selection (a tile program on the engine, the selected count carried through the
-// look-back) comes when it has been proven on a GPU. Results, return values, synchronization and
-// allocation are therefore exactly Thrust's.
+// spscan's single-pass selection (programs/select_program.h) is built and tested (the
+// `*_on_kernel` routes below), but it is not yet the default: on an H200 it measured 0.55-0.9x of
+// CUB's and 0.6-0.9x of Thrust's copy_if from 2^22 elements up (bench/RESULTS.md, v10), and a
+// drop-in must not be slower than what it replaces. So where Thrust would run its CUDA backend,
+// these run Thrust's CUDA backend, with the caller's arguments, until the selection program
+// measures faster (`selection_program_is_default`). Results, return values, synchronization and
+// allocation are Thrust's.
 #pragma once
 
+#include <spscan/detail/accumulator.h>
+#include <spscan/detail/programs/select_program.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/thrust_bridge.h>
+
+#include <thrust/distance.h>
 
 #include <thrust/copy.h>
 #include <thrust/pair.h>
@@ -21,8 +28,86 @@
 namespace spscan::detail
 {
 
+// remove_copy_if's selection: what pred rejects.
+template <class Pred>
+struct rejected_by
+{
+  Pred pred;
+  template <class T>
+  SPSCAN_HOST_DEVICE bool operator()(T&& x)
+  {
+    return !pred(static_cast<T&&>(x));
+  }
+};
+
+template <class InputIt>
+std::size_t selection_size(InputIt first, InputIt last)
+{
+  const auto n = thrust::distance(first, last);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+// The kernel routes (route.h) of the selections, with and without a stencil.
+struct copy_if_on_kernel
+{
+  template <class Derived, class InputIt, class OutputIt, class Pred>
+  static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Pred pred)
+  {
+    const auto count = select_on_device<false>(policy, first, selection_size(first, last), no_stencil{}, result, result, pred);
+    return result + static_cast<difference_of<OutputIt>>(count);
+  }
+  template <class Derived, class InputIt, class StencilIt, class OutputIt, class Pred>
+  static OutputIt launch(Derived& policy, InputIt first, InputIt last, StencilIt stencil, OutputIt result, Pred pred)
+  {
+    const auto count = select_on_device<false>(policy, first, selection_size(first, last), stencil, result, result, pred);
+    return result + static_cast<difference_of<OutputIt>>(count);
+  }
+};
+
+struct remove_copy_if_on_kernel
+{
+  template <class Derived, class InputIt, class OutputIt, class Pred>
+  static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Pred pred)
+  {
+    return copy_if_on_kernel::launch(policy, first, last, result, rejected_by<Pred>{pred});
+  }
+  template <class Derived, class InputIt, class StencilIt, class OutputIt, class Pred>
+  static OutputIt launch(Derived& policy, InputIt first, InputIt last, StencilIt stencil, OutputIt result, Pred pred)
+  {
+    return copy_if_on_kernel::launch(policy, first, last, stencil, result, rejected_by<Pred>{pred});
+  }
+};
+
+struct partition_copy_on_kernel
+{
+  template <class Derived, class InputIt, class OutputIt1, class OutputIt2, class Pred>
+  static thrust::pair<OutputIt1, OutputIt2>
+  launch(Derived& policy, InputIt first, InputIt last, OutputIt1 out_true, OutputIt2 out_false, Pred pred)
+  {
+    return launch(policy, first, last, no_stencil{}, out_true, out_false, pred);
+  }
+  template <class Derived, class InputIt, class StencilIt, class OutputIt1, class OutputIt2, class Pred>
+  static thrust::pair<OutputIt1, OutputIt2>
+  launch(Derived& policy, InputIt first, InputIt last, StencilIt stencil, OutputIt1 out_true, OutputIt2 out_false, Pred pred)
+  {
+    const std::size_t n = selection_size(first, last);
+    const auto count    = select_on_device<true>(policy, first, n, stencil, out_true, out_false, pred);
+    return {out_true + static_cast<difference_of<OutputIt1>>(count),
+            out_false + static_cast<difference_of<OutputIt2>>(n - count)};
+  }
+};
+
+// Whether the selections route to spscan's selection program where it serves the call (input
+// value types the kernel takes, route.h), rather than to Thrust's CUDA backend. Off until the
+// program measures faster than Thrust's (see the top of this file).
+constexpr bool selection_program_is_default = false;
+
+template <class Derived, class InputIt>
+constexpr bool selection_runs_on_kernel = selection_program_is_default && runs_on_kernel<Derived, value_of<InputIt>>;
+
 // Each selection's algorithm for dispatch (route.h): Thrust's entry point, the probe of its
-// dispatch, and `run`, where Thrust would run its CUDA backend (which runs, counted as Thrust's).
+// dispatch, and `run`, where Thrust would run its CUDA backend: the selection program where it is
+// the default and serves the call, else Thrust's CUDA backend.
 struct copy_if_algorithm
 {
   template <class Policy, class... Args>
@@ -36,11 +121,17 @@ struct copy_if_algorithm
   }
 
   _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, Args... args)
+  template <class Derived, class InputIt, class... Args>
+  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
-    NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
-    return thrust_cuda_backend::copy_if(policy, args...);
+    return kernel_or_thrust_backend<copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
+      [&] {
+        return thrust_cuda_backend::copy_if(policy, first, last, args...);
+      },
+      policy,
+      first,
+      last,
+      args...);
   }
 };
 
@@ -57,11 +148,17 @@ struct remove_copy_if_algorithm
   }
 
   _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, Args... args)
+  template <class Derived, class InputIt, class... Args>
+  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
-    NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
-    return thrust_cuda_backend::remove_copy_if(policy, args...);
+    return kernel_or_thrust_backend<remove_copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
+      [&] {
+        return thrust_cuda_backend::remove_copy_if(policy, first, last, args...);
+      },
+      policy,
+      first,
+      last,
+      args...);
   }
 };
 
@@ -78,11 +175,17 @@ struct partition_copy_algorithm
   }
 
   _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, Args... args)
+  template <class Derived, class InputIt, class... Args>
+  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
-    NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
-    return thrust_cuda_backend::partition_copy(policy, args...);
+    return kernel_or_thrust_backend<partition_copy_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
+      [&] {
+        return thrust_cuda_backend::partition_copy(policy, first, last, args...);
+      },
+      policy,
+      first,
+      last,
+      args...);
   }
 };
 

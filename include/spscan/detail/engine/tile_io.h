@@ -157,6 +157,15 @@ public:
     __syncwarp();
   }
 
+  // Element i of the segment (staged).
+  __device__ T at(int i) const
+  {
+    T element;
+    memcpy(&element, reinterpret_cast<const unsigned char*>(words_ + slot(i / per_word)) + (i % per_word) * sizeof(T),
+           sizeof(T));
+    return element;
+  }
+
   // f(element) for this lane's elements, in order.
   template <class F>
   __device__ void for_each(F&& f) const
@@ -252,6 +261,12 @@ public:
     return count < 0 ? 0 : (count > Items ? Items : count);
   }
 
+  // Element i of the segment (staged, i < valid).
+  __device__ const Accum& at(int i) const
+  {
+    return elements_[slot(i)];
+  }
+
   template <class Iterator>
   __device__ void stage(Iterator segment) const
   {
@@ -317,5 +332,26 @@ private:
   int lane_;
   int valid_;
 };
+
+// Stages this warp's segment and hands the slice to `use`: as 16-byte words (Vectors) where the
+// program's types allow the vector layout, the input is aligned and the warp's whole segment
+// exists; else its existing elements one by one (Elements).
+template <class Vectors, class Elements, bool VectorLayout, class InputIt, class Segment, class Use>
+__device__ void with_staged_segment(void* slice, InputIt in, const Segment& at, bool vector_load, Use&& use)
+{
+  if constexpr (VectorLayout)
+  {
+    if (at.whole() && vector_load)
+    {
+      const Vectors staged(slice, at.lane);
+      staged.stage(in);
+      use(staged);
+      return;
+    }
+  }
+  const Elements staged(slice, at.lane, at.valid());
+  staged.stage(in);
+  use(staged);
+}
 
 } // namespace spscan::detail

@@ -62,19 +62,6 @@ struct reduce_program
   __device__ static void run(params& p, shared_storage& shared, const Tile& tile)
   {
     const warp_segment<tuning::tile_items, segment> at(tile.first_item(), p.n);
-    const auto in = p.in + static_cast<difference_of<InputIt>>(at.first);
-    void* slice   = shared.slices[at.warp];
-
-    if constexpr (vector_layout)
-    {
-      if (at.whole() && p.vector_load)
-      {
-        const vectors staged(slice, at.lane);
-        staged.stage(in);
-        reduce_staged(p, shared, tile, staged, at.tile_valid, Accum{});
-        return;
-      }
-    }
     // A thread with no element (only in a partial tile) holds the input's last element, which
     // the block scan leaves out of the total (block_scan.h).
     Accum last{};
@@ -82,9 +69,10 @@ struct reduce_program
     {
       last = p.in[static_cast<difference_of<InputIt>>(p.n - 1)];
     }
-    const elements staged(slice, at.lane, at.valid());
-    staged.stage(in);
-    reduce_staged(p, shared, tile, staged, at.tile_valid, last);
+    with_staged_segment<vectors, elements, vector_layout>(
+      shared.slices[at.warp], p.in + static_cast<difference_of<InputIt>>(at.first), at, p.vector_load, [&](const auto& staged) {
+        reduce_staged(p, shared, tile, staged, at.tile_valid, last);
+      });
   }
 
   template <class Tile, class Slice>

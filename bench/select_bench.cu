@@ -1,0 +1,156 @@
+// Stream compaction: spscan's selection program (called as its kernel route calls it: it is not yet
+// the default route of spscan::copy_if, see detail/select.inl) against cub::DeviceSelect::If (temporary storage allocated
+// before timing) and thrust::copy_if, int32 and int64, 2^16 to 2^28 elements, 1%, 50% and 99% of
+// the elements selected. The roofline is the traffic of the call, a read of the input and a write
+// of the selected part: a device-to-device copy of (1 + s) / 2 of the input's bytes moves as many.
+// Ratio = roofline time / call time (1.0: as fast as the memory allows). Every output and count
+// is checked against CUB's. CUDA events, median of --reps after warm-up; spscan and Thrust through
+// par_nosync with a caching allocator, so that no allocation is timed (both wait for the count:
+// it is the call's result).
+static const char* bench_name = "select_bench";
+
+#include "bench_support.h"
+
+#include <spscan/copy.h>
+
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+
+#include <cub/device/device_select.cuh>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace bench;
+
+namespace
+{
+
+// Selects a value where its low 32 bits (random: the input is hashed), scaled to [0, 1000), fall
+// below the threshold (the selectivity in permille). One multiply: the predicate must not be
+// what is measured (a 64-bit modulo here once cost more than the memory traffic).
+template <class T>
+struct below_permille
+{
+  unsigned threshold;
+  __host__ __device__ bool operator()(const T& x) const
+  {
+    const std::uint64_t low = static_cast<std::uint32_t>(x);
+    return static_cast<unsigned>((low * 1000u) >> 32) < threshold;
+  }
+};
+
+template <class T>
+__global__ void fill_distinct(T* out, std::size_t n, std::uint64_t seed)
+{
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    out[i] = static_cast<T>(hash_index(seed ^ (i * 0xd1b54a32d192ed03ull)));
+  }
+}
+
+struct row
+{
+  const char* type;
+  int log2n;
+  int permille;
+  double spscan_ms, cub_ms, thrust_ms, roofline_ms;
+  bool exact;
+};
+
+template <class T>
+void run_type(const char* type, int reps, std::vector<row>& rows, int sm_count)
+{
+  const std::size_t max_n = std::size_t{1} << 28;
+  device_array<T> in(max_n), out(max_n), reference(max_n), copy_target(max_n);
+  device_array<std::int64_t> cub_count(1);
+  fill_distinct<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  caching_allocator alloc;
+  event_timer timer;
+  for (int log2n = 16; log2n <= 28; log2n += 2)
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    for (int permille : {10, 500, 990})
+    {
+      const below_permille<T> pred{static_cast<unsigned>(permille)};
+      std::size_t temp_bytes = 0;
+      CHECK_CUDA(cub::DeviceSelect::If(nullptr, temp_bytes, in.get(), reference.get(), cub_count.get(), n, pred, bench_stream));
+      device_array<unsigned char> temp(temp_bytes);
+      const auto cub_call = [&] {
+        CHECK_CUDA(cub::DeviceSelect::If(temp.get(), temp_bytes, in.get(), reference.get(), cub_count.get(), n, pred, bench_stream));
+      };
+      cub_call();
+      std::int64_t expected = 0;
+      CHECK_CUDA(cudaMemcpy(&expected, cub_count.get(), sizeof(expected), cudaMemcpyDeviceToHost));
+
+      T* spscan_end = nullptr;
+      auto policy   = thrust::cuda::par_nosync(alloc).on(bench_stream);
+      const auto spscan_call = [&] { // the selection program, as its kernel route calls it (select.inl)
+        spscan_end = spscan::detail::copy_if_on_kernel::launch(policy, in.get(), in.get() + n, out.get(), pred);
+      };
+      CHECK_CUDA(cudaMemset(out.get(), 0xab, n * sizeof(T)));
+      spscan_call();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      const bool count_ok = spscan_end - out.get() == expected;
+      const auto compared = compare_on_device(out.get(), reference.get(), static_cast<std::size_t>(expected), sm_count);
+
+      const auto thrust_call = [&] {
+        thrust::copy_if(thrust::cuda::par_nosync(alloc).on(bench_stream), in.get(), in.get() + n, copy_target.get(), pred);
+      };
+      const std::size_t roofline_bytes = static_cast<std::size_t>((n + static_cast<std::size_t>(expected)) * sizeof(T) / 2);
+      const auto roofline_call = [&] {
+        CHECK_CUDA(cudaMemcpyAsync(copy_target.get(), in.get(), roofline_bytes, cudaMemcpyDeviceToDevice, bench_stream));
+      };
+      const int warmups = 3;
+      row r{type, log2n, permille, 0, 0, 0, 0, count_ok && compared.passed};
+      r.spscan_ms   = timer.median_ms(spscan_call, warmups, reps);
+      r.cub_ms      = timer.median_ms(cub_call, warmups, reps);
+      r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps);
+      r.roofline_ms = timer.median_ms(roofline_call, warmups, reps);
+      rows.push_back(r);
+    }
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  int reps = 15;
+  for (int i = 1; i + 1 < argc; i += 2)
+  {
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    else fail(std::string("unknown option ") + argv[i]);
+  }
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("select_bench: %s, CUB %d, copy_if of int32 and int64; ratio = roofline time / call time; median of %d\n",
+              prop.name, CUB_VERSION, reps);
+  std::vector<row> rows;
+  run_type<std::int32_t>("int32", reps, rows, prop.multiProcessorCount);
+  run_type<std::int64_t>("int64", reps, rows, prop.multiProcessorCount);
+
+  std::printf("\n| type | n | selected | spscan ms | cub ms | thrust ms | spscan ratio | cub ratio | vs cub | vs thrust | check |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bool all_exact = true;
+  double slowest_vs_cub_large = 1e9;
+  for (const row& r : rows)
+  {
+    all_exact &= r.exact;
+    if (r.log2n >= 24)
+    {
+      slowest_vs_cub_large = std::min(slowest_vs_cub_large, r.cub_ms / r.spscan_ms);
+    }
+    std::printf("| %s | 2^%d | %.0f%% | %.4f | %.4f | %.4f | %.3f | %.3f | %.2fx | %.2fx | %s |\n", r.type, r.log2n,
+                r.permille / 10.0, r.spscan_ms, r.cub_ms, r.thrust_ms, r.roofline_ms / r.spscan_ms, r.roofline_ms / r.cub_ms,
+                r.cub_ms / r.spscan_ms, r.thrust_ms / r.spscan_ms, r.exact ? "exact" : "WRONG");
+  }
+  std::printf("summary: select checks %s; slowest spscan against CUB at >= 2^24: %.2fx (goal >= 1.2x)\n",
+              all_exact ? "all exact" : "FAILED", slowest_vs_cub_large);
+  return all_exact ? 0 : 1;
+}
