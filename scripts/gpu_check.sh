@@ -11,7 +11,7 @@
 # Output goes to $OUT (default ./out), flat, seven files at most:
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
 #   bench.log (scan_bench's output, the plot script's, then scan_by_key_bench's,
-#   call_time_bench's, select_bench's and sharded_scan_bench's tables)  bench.csv
+#   call_time_bench's, select_bench's, sharded_scan_bench's and ablation_bench's tables)  bench.csv
 #   bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
 # test, every sanitizer run and the benchmark succeeded; 1 otherwise. Sanitizer runs that time out
@@ -116,7 +116,7 @@ sanitizer_settings=""
 phase_build() {
   local targets=()
   if ((only_bench)); then
-    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench)
+    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench ablation_bench)
   fi
   note "configure and build (Release, sm_90, -j$build_jobs) -> $build_log"
   local t0=$SECONDS
@@ -236,7 +236,7 @@ phase_bench() {
   # The by-key scans against CUB's and Thrust's, then call times as users write the call (their
   # tables go into bench.log).
   local extra
-  for extra in scan_by_key_bench call_time_bench select_bench sharded_scan_bench; do
+  for extra in scan_by_key_bench call_time_bench select_bench sharded_scan_bench ablation_bench; do
     run_extra_bench "$extra" || rc=$?
   done
   if ((rc != 0)); then
@@ -264,6 +264,7 @@ bench_summary_lines() {
   [ -s "$work/scan_by_key_bench.stdout" ] && grep -i '^summary' "$work/scan_by_key_bench.stdout"
   [ -s "$work/call_time_bench.stdout" ] && grep -E '^(checks|goal|floor)' "$work/call_time_bench.stdout"
   [ -s "$work/select_bench.stdout" ] && grep -i '^summary' "$work/select_bench.stdout"
+  [ -s "$work/ablation_bench.stdout" ] && grep -i '^summary' "$work/ablation_bench.stdout"
   [ -s "$work/sharded_scan_bench.stdout" ] && grep -E '^(\| [0-9]|checks)' "$work/sharded_scan_bench.stdout" | sed 's/^/sharded: /'
 }
 
