@@ -35,10 +35,14 @@ public:
     if (!one_device())
     {
       comms_.resize(devices_.size());
-      detail::throw_if_nccl_failed(ncclCommInitAll(comms_.data(), size(), devices_.data()),
-                                   "spscan::shard_communicator: ncclCommInitAll failed");
+      const ncclResult_t made = ncclCommInitAll(comms_.data(), size(), devices_.data());
+      if (made != ncclSuccess)
+      {
+        comms_.clear();
+        detail::throw_if_nccl_failed(made, "spscan::shard_communicator: ncclCommInitAll failed");
+      }
     }
-    make_streams();
+    make_streams_or_release();
   }
 
   // shard_communicator({0, 1}), shard_communicator({0, 0, 0}): devices (a list of zeros would
@@ -69,7 +73,7 @@ public:
       devices_.push_back(device);
     }
     check_layout();
-    make_streams();
+    make_streams_or_release();
   }
 
   shard_communicator(const shard_communicator&)            = delete;
@@ -77,21 +81,7 @@ public:
 
   ~shard_communicator()
   {
-    int current = 0;
-    cudaGetDevice(&current);
-    for (std::size_t r = 0; r < streams_.size(); ++r)
-    {
-      cudaSetDevice(devices_[r]);
-      cudaStreamDestroy(streams_[r]);
-    }
-    if (owns_comms_)
-    {
-      for (ncclComm_t comm : comms_)
-      {
-        ncclCommDestroy(comm);
-      }
-    }
-    cudaSetDevice(current);
+    release();
   }
 
   int size() const
@@ -125,6 +115,40 @@ public:
   }
 
 private:
+  // Destroys the streams, and the communicators where they are spscan's.
+  void release() noexcept
+  {
+    int current = 0;
+    cudaGetDevice(&current);
+    for (std::size_t r = 0; r < streams_.size(); ++r)
+    {
+      cudaSetDevice(devices_[r]);
+      cudaStreamDestroy(streams_[r]);
+    }
+    if (owns_comms_)
+    {
+      for (ncclComm_t comm : comms_)
+      {
+        ncclCommDestroy(comm);
+      }
+    }
+    cudaSetDevice(current);
+  }
+
+  // The streams; where making one fails, what was made so far is released before the error.
+  void make_streams_or_release()
+  {
+    try
+    {
+      make_streams();
+    }
+    catch (...)
+    {
+      release();
+      throw;
+    }
+  }
+
   void check_layout() const
   {
     if (one_device())
@@ -149,14 +173,22 @@ private:
     int current = 0;
     detail::throw_if_failed(cudaGetDevice(&current), "spscan: cudaGetDevice failed");
     const std::size_t count = one_device() ? 1 : devices_.size();
-    for (std::size_t r = 0; r < count; ++r)
+    cudaError_t status      = cudaSuccess;
+    for (std::size_t r = 0; r < count && status == cudaSuccess; ++r)
     {
-      detail::throw_if_failed(cudaSetDevice(devices_[r]), "spscan: cudaSetDevice failed");
       cudaStream_t stream = nullptr;
-      detail::throw_if_failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "spscan: cudaStreamCreate failed");
-      streams_.push_back(stream);
+      status              = cudaSetDevice(devices_[r]);
+      if (status == cudaSuccess)
+      {
+        status = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      }
+      if (status == cudaSuccess)
+      {
+        streams_.push_back(stream);
+      }
     }
-    detail::throw_if_failed(cudaSetDevice(current), "spscan: cudaSetDevice failed");
+    cudaSetDevice(current); // the caller's device again, whatever happened
+    detail::throw_if_failed(status, "spscan::shard_communicator: making a stream on a rank's device failed");
   }
 
   std::vector<int> devices_;

@@ -98,15 +98,18 @@ void scan_all_shards(const shard_communicator& group,
     const shard_communicator& group;
     std::vector<std::optional<rank_scan>>& steps;
     ~release_on_its_device()
-    {
+    { // no throwing here: this may run while an exception unwinds
+      int previous = 0;
+      cudaGetDevice(&previous);
       for (std::size_t r = 0; r < steps.size(); ++r)
       {
         if (steps[r])
         {
-          current_device_scope on(group.device(static_cast<int>(r)));
+          cudaSetDevice(group.device(static_cast<int>(r)));
           steps[r].reset();
         }
       }
+      cudaSetDevice(previous);
     }
   } release{group, steps};
 
