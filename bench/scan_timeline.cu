@@ -12,15 +12,19 @@
 // copy of the same bytes, to show the tracing costs little. Then the round trip of a state read
 // (a dependent relaxed load from L2) on an idle GPU, during a copy and during a scan. Last, the
 // scan's speed at each
-// look-back depth (windows per look-back read), and what the reproducible left fold of the
-// look-back costs against a timing-dependent tree fold (with reruns compared bit for bit).
+// look-back depth (windows per look-back read), what the reproducible left fold of the
+// look-back costs against a timing-dependent tree fold (with reruns compared bit for bit), and, at
+// mid sizes (2^20-2^26), smaller tiles and deeper reads against the library's shape and CUB.
 //
-// Usage: scan_timeline [--csv-dir DIR]   (DIR gets one CSV per case: tile, sm, the six times in ns)
+// Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
+//        sm, the six times in ns; SECTION: trace, latency, depth, fold, shape or mid)
 
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/scan.h>
 
 #include <thrust/system/cuda/execution_policy.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstddef>
@@ -423,6 +427,49 @@ void shape_sweep(const char* name, int log2n, cudaStream_t stream)
   }
 }
 
+// CUB's scan of the same input with its temporary storage allocated before timing, against copy.
+template <class T>
+double cub_ratio(int log2n, cudaStream_t stream)
+{
+  const scan_buffers<T> buffers(log2n, stream);
+  const std::size_t n = buffers.n;
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, buffers.in, buffers.out, n, stream), "cub");
+  void* temp = nullptr;
+  check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+  const int reps = log2n >= 24 ? 30 : 200;
+  const double copy_ms = median_ms(stream, [&] {
+    check(cudaMemcpyAsync(buffers.out, buffers.in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy");
+  }, reps);
+  const double cub_ms = median_ms(stream, [&] {
+    check(cub::DeviceScan::InclusiveSum(temp, temp_bytes, buffers.in, buffers.out, n, stream), "cub");
+  }, reps);
+  cudaFree(temp);
+  return copy_ms / cub_ms;
+}
+
+// Mid sizes (one or a few waves of CTAs): smaller tiles and deeper look-back reads against the
+// library's shape, with CUB in the same run.
+template <class T>
+void mid_size_sweep(const char* name, int log2n, cudaStream_t stream)
+{
+  using base = spscan::detail::scan_tuning<T, T, T>;
+  if constexpr (sizeof(T) == 8)
+  {
+    std::printf("%-6s 2^%-2d  cub %.3f  library %.3f  depth 4 %.3f  128 B/thread (4 CTAs/SM) %.3f  64 B (5) %.3f\n", name,
+                log2n, cub_ratio<T>(log2n, stream), tuned_ratio<T, base>(log2n, stream),
+                tuned_ratio<T, with_depth<base, 4>>(log2n, stream), shape_ratio<T, 128, 4>(log2n, stream),
+                shape_ratio<T, 64, 5>(log2n, stream));
+  }
+  else
+  {
+    std::printf("%-6s 2^%-2d  cub %.3f  library %.3f  depth 4 %.3f  64 B/thread %.3f  32 B %.3f  (5 CTAs/SM)\n", name,
+                log2n, cub_ratio<T>(log2n, stream), tuned_ratio<T, base>(log2n, stream),
+                tuned_ratio<T, with_depth<base, 4>>(log2n, stream), shape_ratio<T, 64, 5>(log2n, stream),
+                shape_ratio<T, 32, 5>(log2n, stream));
+  }
+}
+
 // The cases every tuning sweep times: int32 at three sizes, then a large input of every other type.
 template <class Sweep>
 void for_sweep_cases(Sweep&& sweep)
@@ -531,7 +578,7 @@ void latency_probe(cudaStream_t stream)
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, latency, depth, fold or shape
+  std::string only; // one section: trace, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -541,7 +588,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|latency|depth|fold|shape]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -557,6 +604,19 @@ int main(int argc, char** argv)
     run_case<std::int32_t>("int32", 24, stream, csv_dir);
     run_case<std::int64_t>("int64", 28, stream, csv_dir);
     run_case<std::int8_t>("int8", 30, stream, csv_dir);
+  }
+  if (section("mid"))
+  {
+    std::printf("\nmid sizes: tile shapes and look-back depth against the library and CUB, against copy:\n");
+    for (int log2n : {20, 22, 24, 26})
+    {
+      mid_size_sweep<std::int32_t>("int32", log2n, stream);
+      mid_size_sweep<float>("float", log2n, stream);
+      mid_size_sweep<std::int64_t>("int64", log2n, stream);
+      mid_size_sweep<double>("double", log2n, stream);
+      mid_size_sweep<std::int16_t>("int16", log2n, stream);
+      mid_size_sweep<std::int8_t>("int8", log2n, stream);
+    }
   }
   if (section("latency"))
   {

@@ -8,11 +8,12 @@
 #   --skip-sanitizer   no compute-sanitizer runs
 #   --only-bench       build the benchmark only, run it and the plot (no tests, no sanitizer)
 #
-# Output goes to $OUT (default ./out), flat, seven files at most:
+# Output goes to $OUT (default ./out), flat, eight files at most:
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
-#   bench.log (scan_bench's output, the plot script's, then scan_by_key_bench's,
-#   call_time_bench's, select_bench's, sharded_scan_bench's and ablation_bench's tables)  bench.csv
-#   bench.png  summary.txt
+#   bench.log (scan_bench's output, anchor_scan_bench's, the anchor table, the plot script's, then
+#   scan_by_key_bench's, call_time_bench's, select_bench's, sharded_scan_bench's and
+#   ablation_bench's tables)  bench.csv  anchor.csv (CUB of the newest CCCL, where its headers are
+#   installed: bench/CMakeLists.txt)  bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
 # test, every sanitizer run and the benchmark succeeded; 1 otherwise. Sanitizer runs that time out
 # or are not started for lack of time are listed under "problems", and a failed plot (no
@@ -91,6 +92,7 @@ ctest_log="$OUT/ctest.log"
 sanitizer_log="$OUT/sanitizer.log"
 bench_log="$OUT/bench.log"
 bench_csv="$OUT/bench.csv"
+anchor_csv="$OUT/anchor.csv"
 bench_png="$OUT/bench.png"
 summary="$OUT/summary.txt"
 
@@ -117,6 +119,7 @@ phase_build() {
   local targets=()
   if ((only_bench)); then
     targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench ablation_bench)
+    grep -q '^anchor_scan_bench:' <(cmake --build "$build" --target help 2> /dev/null) && targets+=(anchor_scan_bench)
   fi
   note "configure and build (Release, sm_90, -j$build_jobs) -> $build_log"
   local t0=$SECONDS
@@ -191,8 +194,9 @@ phase_ctest() {
 
 # One more benchmark after scan_bench: its output is appended to bench.log and kept in
 # $work/<name>.stdout; returns its exit status (0 when it was not built).
-run_extra_bench() { # run_extra_bench <name>
+run_extra_bench() { # run_extra_bench <name> [arguments...]
   local name=$1
+  shift
   local program="$build/bench/$name"
   rm -f "$work/$name.stdout"
   [ -x "$program" ] || return 0
@@ -201,7 +205,7 @@ run_extra_bench() { # run_extra_bench <name>
   ((limit < 30)) && limit=30
   note "$name (at most ${limit}s) -> $bench_log"
   echo "## $program" >> "$bench_log"
-  timeout -k 10 "$limit" "$program" > "$work/$name.stdout" 2>&1
+  timeout -k 10 "$limit" "$program" "$@" > "$work/$name.stdout" 2>&1
   local status=$?
   cat "$work/$name.stdout" >> "$bench_log"
   echo "## $name exit status $status" >> "$bench_log"
@@ -228,9 +232,19 @@ phase_bench() {
   {
     echo "## $bench --csv $bench_csv (exit status $rc)"
     cat "$stdout"
-    echo "## python3 bench/plot_results.py $bench_csv $bench_png"
   } > "$bench_log"
-  python3 "$root/bench/plot_results.py" "$bench_csv" "$bench_png" >> "$bench_log" 2>&1
+  # The anchors of the same run (CUB of the newest CCCL), and spscan against every anchor.
+  local anchors=()
+  rm -f "$anchor_csv" "$work/anchor_table.stdout"
+  run_extra_bench anchor_scan_bench --csv "$anchor_csv" || rc=$?
+  if [ -s "$anchor_csv" ]; then
+    anchors=(--anchors "$anchor_csv")
+    echo "## python3 bench/anchor_table.py $bench_csv $anchor_csv --markdown" >> "$bench_log"
+    python3 "$root/bench/anchor_table.py" "$bench_csv" "$anchor_csv" --markdown > "$work/anchor_table.stdout" 2>&1
+    cat "$work/anchor_table.stdout" >> "$bench_log"
+  fi
+  echo "## python3 bench/plot_results.py $bench_csv $bench_png ${anchors[*]}" >> "$bench_log"
+  python3 "$root/bench/plot_results.py" "$bench_csv" "$bench_png" "${anchors[@]}" >> "$bench_log" 2>&1
   local plot_rc=$?
   echo "## plot exit status $plot_rc" >> "$bench_log"
   # The by-key scans against CUB's and Thrust's, then call times as users write the call (their
@@ -261,6 +275,7 @@ bench_summary_lines() {
   else
     tail -n 15 "$stdout"
   fi
+  [ -s "$work/anchor_table.stdout" ] && grep -E '^(summary|an anchor|no anchor)' "$work/anchor_table.stdout" | sed 's/^/anchors: /'
   [ -s "$work/scan_by_key_bench.stdout" ] && grep -i '^summary' "$work/scan_by_key_bench.stdout"
   [ -s "$work/call_time_bench.stdout" ] && grep -E '^(checks|goal|floor)' "$work/call_time_bench.stdout"
   [ -s "$work/select_bench.stdout" ] && grep -i '^summary' "$work/select_bench.stdout"
