@@ -26,7 +26,7 @@ SERIES = [
     ("copy_ms", "copy (D2D)", dict(color="black", linestyle="--", marker="")),
     ("spscan_alloc_ms", "spscan", dict(color="tab:red", marker="o")),
     ("spscan_ms", "spscan (par_nosync)", dict(color="tab:red", linestyle=":", marker=".")),
-    ("cub_ms", "cub::DeviceScan", dict(color="tab:blue", marker="s")),
+    ("cub_ms", "CUB, toolkit's CCCL", dict(color="tab:blue", marker="s")),
     ("thrust_ms", "thrust::device", dict(color="tab:green", marker="^")),
 ]
 

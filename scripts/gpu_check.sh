@@ -117,10 +117,6 @@ sanitizer_settings=""
 
 phase_build() {
   local targets=()
-  if ((only_bench)); then
-    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench ablation_bench)
-    grep -q '^anchor_scan_bench:' <(cmake --build "$build" --target help 2> /dev/null) && targets+=(anchor_scan_bench)
-  fi
   note "configure and build (Release, sm_90, -j$build_jobs) -> $build_log"
   local t0=$SECONDS
   {
@@ -132,6 +128,16 @@ phase_build() {
     build_status="FAILED at configure (see build.log)"
     overall_ok=0
     return 1
+  fi
+  if ((only_bench)); then
+    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench ablation_bench)
+    # Built where the configuration found what they need (NCCL; the newest CCCL's headers).
+    local available
+    available=$(cmake --build "$build" --target help 2> /dev/null)
+    local optional
+    for optional in anchor_scan_bench sharded_scan_bench; do
+      grep -q "^$optional:" <<< "$available" && targets+=("$optional")
+    done
   fi
   # -k 0: a program that fails to compile does not stop the others, whose tests still run.
   echo "## build" >> "$build_log"
