@@ -81,6 +81,10 @@
 
 #include <cuda_runtime.h>
 
+// The name error messages start with (bench_support.h).
+static const char* const bench_name = "anchor_scan_bench";
+#include "bench_support.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -107,63 +111,11 @@
 namespace
 {
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-[[noreturn]] void fail(const std::string& message)
-{
-  std::fprintf(stderr, "anchor_scan_bench: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void check_cuda(cudaError_t status, const char* call, int line)
-{
-  if (status != cudaSuccess)
-  {
-    fail(std::string("line ") + std::to_string(line) + ": " + call + ": " + cudaGetErrorString(status));
-  }
-}
-
-#define CHECK_CUDA(call) check_cuda((call), #call, __LINE__)
+using bench::check_cuda; // CHECK_CUDA's function (bench_support.h)
+using bench::fail;
 
 // ---------------------------------------------------------------------------------------------
 // Memory
-
-class device_buffer
-{
-public:
-  explicit device_buffer(std::size_t bytes)
-      : bytes_(bytes)
-  {
-    if (bytes_ != 0)
-    {
-      CHECK_CUDA(cudaMalloc(&data_, bytes_));
-    }
-  }
-  ~device_buffer()
-  {
-    if (data_)
-    {
-      cudaFree(data_);
-    }
-  }
-  device_buffer(const device_buffer&)            = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-
-  void* get() const
-  {
-    return data_;
-  }
-  template <class T>
-  T* as() const
-  {
-    return static_cast<T*>(data_);
-  }
-
-private:
-  void* data_ = nullptr;
-  std::size_t bytes_;
-};
 
 // Page-locked staging for the checks: outputs come back in slices, so the host holds no copy of a
 // whole 8 GB array, and at full PCIe speed.
@@ -426,68 +378,6 @@ check_outcome check_against_host(const T* d_out, std::size_t n, const pinned_buf
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing
-
-struct rep_plan
-{
-  int warmups    = 3;
-  int reps_small = 200; // below 2^24 elements
-  int reps_large = 30; // 2^24 elements and above
-
-  int reps_for(int log2n) const
-  {
-    return log2n >= 24 ? reps_large : reps_small;
-  }
-};
-
-class event_timer
-{
-public:
-  event_timer()
-  {
-    CHECK_CUDA(cudaEventCreate(&start_));
-    CHECK_CUDA(cudaEventCreate(&stop_));
-  }
-  ~event_timer()
-  {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  event_timer(const event_timer&)            = delete;
-  event_timer& operator=(const event_timer&) = delete;
-
-  // Median over `reps` calls timed one by one on the default stream, after `warmups` untimed ones.
-  template <class Call>
-  double median_ms(Call&& call, int warmups, int reps)
-  {
-    for (int i = 0; i < warmups; ++i)
-    {
-      call();
-    }
-    CHECK_CUDA(cudaStreamSynchronize(nullptr));
-    samples_.clear();
-    for (int i = 0; i < reps; ++i)
-    {
-      CHECK_CUDA(cudaEventRecord(start_, nullptr));
-      call();
-      CHECK_CUDA(cudaEventRecord(stop_, nullptr));
-      CHECK_CUDA(cudaEventSynchronize(stop_));
-      float ms = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-      samples_.push_back(ms);
-    }
-    std::sort(samples_.begin(), samples_.end());
-    const std::size_t mid = samples_.size() / 2;
-    return samples_.size() % 2 == 1 ? samples_[mid] : 0.5 * (double(samples_[mid - 1]) + double(samples_[mid]));
-  }
-
-private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
-  std::vector<float> samples_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // One row
 
 struct row
@@ -507,8 +397,8 @@ struct bench_context
   int sm_count    = 0;
   int ptx_version = 0; // the target CUB dispatches for on this GPU, e.g. 900
   std::string cub_tag; // "cub-3.5"
-  rep_plan plan;
-  event_timer timer;
+  bench::rep_plan plan{3, 200, 30}; // warm-ups, reps below 2^24 elements, reps from 2^24 on
+  bench::event_timer timer;
   pinned_buffer staging{std::size_t{64} << 20};
 };
 
@@ -557,11 +447,11 @@ bool measure(bench_context& ctx, const char* type_name, int log2n, row& out_row)
   }
   const int count = static_cast<int>(n); // n <= 2^30 fits CUB's 32-bit item count
 
-  device_buffer input(bytes), output(bytes);
-  const T* in = input.as<T>();
-  T* out      = output.as<T>();
+  bench::device_array<T> input(n), output(n);
+  const T* in = input.get();
+  T* out      = output.get();
   const std::size_t blocks = std::min<std::size_t>((n + 255) / 256, static_cast<std::size_t>(ctx.sm_count) * 8);
-  fill_inputs<<<static_cast<unsigned>(blocks), 256>>>(input.as<T>(), n);
+  fill_inputs<<<static_cast<unsigned>(blocks), 256>>>(input.get(), n);
   CHECK_CUDA(cudaGetLastError());
 
   row r;
@@ -573,7 +463,7 @@ bool measure(bench_context& ctx, const char* type_name, int log2n, row& out_row)
   // CUB's default.
   std::size_t default_bytes = 0;
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, default_bytes, in, out, count));
-  device_buffer default_temp(default_bytes);
+  bench::device_array<unsigned char> default_temp(default_bytes);
   CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, nullptr));
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(default_temp.get(), default_bytes, in, out, count));
   CHECK_CUDA(cudaDeviceSynchronize());
@@ -587,7 +477,7 @@ bool measure(bench_context& ctx, const char* type_name, int log2n, row& out_row)
   // CUB's lookahead kernel, forced.
 #if ANCHOR_HAS_LOOKAHEAD
   std::size_t lookahead_bytes = 0;
-  std::unique_ptr<device_buffer> lookahead_temp;
+  std::unique_ptr<bench::device_array<unsigned char>> lookahead_temp;
   if (ctx.ptx_version < 900)
   {
     r.not_run = "no lookahead kernel below sm_90";
@@ -603,7 +493,7 @@ bool measure(bench_context& ctx, const char* type_name, int log2n, row& out_row)
     }
     else
     {
-      lookahead_temp = std::make_unique<device_buffer>(lookahead_bytes);
+      lookahead_temp = std::make_unique<bench::device_array<unsigned char>>(lookahead_bytes);
     }
   }
   const auto env = lookahead_env<T>(

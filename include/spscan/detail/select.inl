@@ -16,9 +16,8 @@
 #include <spscan/detail/route.h>
 #include <spscan/detail/thrust_bridge.h>
 
-#include <thrust/distance.h>
-
 #include <thrust/copy.h>
+#include <thrust/distance.h>
 #include <thrust/pair.h>
 #include <thrust/partition.h>
 #include <thrust/remove.h>
