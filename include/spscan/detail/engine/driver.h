@@ -173,19 +173,9 @@ struct warp_lanes
   }
 
 private:
-  // mine[w] selected by value, so that the array stays in registers when w is not a constant.
   __device__ tile_snapshot<Accum> snapshot(int w) const
   {
-    tile_snapshot<Accum> s = mine[0];
-#pragma unroll
-    for (int i = 1; i < Depth; ++i)
-    {
-      if (i == w)
-      {
-        s = mine[i];
-      }
-    }
-    return s;
+    return snapshot_at(mine, w);
   }
 };
 
@@ -361,9 +351,9 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   Program::run(p.program, shared.program, context);
 }
 
-// 4. above, by every thread once its CTA's tile is done. A CTA reads tile states only while it
-// looks back, before its tile is done; so when every CTA has counted itself finished, none reads
-// them any more, and the last one clears them.
+// 4. above, by every thread once its CTA's tiles are done. A CTA reads tile states only while it
+// works on its tiles; so when every CTA of the grid has counted itself finished, none reads them
+// any more, and the last one clears them.
 template <class Program>
 __device__ void clear_storage_if_last(const driver_params<Program>& p)
 {
@@ -375,7 +365,7 @@ __device__ void clear_storage_if_last(const driver_params<Program>& p)
     const std::uint32_t finished_before =
       device_atomic_ref<std::uint32_t>(p.tile_counter[1]).fetch_add(1, ::cuda::std::memory_order_relaxed);
     __threadfence(); // and the clearing after every CTA's count
-    finished_last = finished_before == p.tiles - 1;
+    finished_last = finished_before == gridDim.x - 1;
   }
   if (__syncthreads_or(finished_last))
   {

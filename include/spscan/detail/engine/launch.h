@@ -50,6 +50,29 @@ void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
 // tiles): at 16 bytes per thread and store, a few stores per thread.
 constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
+// Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1),
+// fills them into `p`, and calls `launch()`. Storage kept for the next call is left cleared by the
+// kernel, up to a size whose clearing by one CTA stays short; then only its first call, or a
+// larger one, needs the memset.
+template <class Program, class Derived, class Launch>
+void with_tile_storage(cuda_policy<Derived>& policy, driver_params<Program>& p, cudaStream_t stream, Launch&& launch)
+{
+  using state = typename driver_params<Program>::state;
+  const tile_storage_layout<state> layout{p.tiles};
+  call_storage<Derived> storage(policy, layout.total_bytes());
+  void* base = storage.data();
+  const std::size_t zeroed = layout.zeroed_bytes();
+  if (storage.zeroed_bytes() < zeroed)
+  {
+    throw_if_failed(cudaMemsetAsync(base, 0, zeroed, stream), "spscan: clearing tile states failed");
+  }
+  p.tile_counter          = layout.counter(base);
+  p.tiles_state           = layout.state(base);
+  p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
+  launch();
+  storage.set_zeroed_bytes(p.clear_when_done_bytes);
+}
+
 // Runs `Program` over `n` elements (tiles of Program::tuning::tile_items) on the policy's stream.
 template <class Program, class Derived>
 void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::params& program, std::size_t n)
@@ -74,22 +97,10 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     }
     else
     {
-      const tile_storage_layout<state> layout{p.tiles};
-      call_storage<Derived> storage(policy, layout.total_bytes());
-      void* base = storage.data();
-      // Storage kept for the next call is left cleared by the kernel, up to a size whose clearing
-      // by one CTA stays short; then only its first call, or a larger one, needs the memset.
-      const std::size_t zeroed = layout.zeroed_bytes();
-      if (storage.zeroed_bytes() < zeroed)
-      {
-        throw_if_failed(cudaMemsetAsync(base, 0, zeroed, stream), "spscan: clearing tile states failed");
-      }
-      p.tile_counter          = layout.counter(base);
-      p.tiles_state           = layout.state(base);
-      p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
-      single_pass_kernel<Program><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
-      throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
-      storage.set_zeroed_bytes(p.clear_when_done_bytes);
+      with_tile_storage(policy, p, stream, [&] {
+        single_pass_kernel<Program><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
+        throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+      });
     }
   }
   finish_call(policy, "spscan: failed to synchronize");

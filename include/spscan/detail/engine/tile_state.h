@@ -40,6 +40,23 @@ struct tile_snapshot
   Accum value; // meaningful only when status != status_empty
 };
 
+// Snapshot w of a lane's read, chosen by value, so that the array stays in registers when w is
+// not a compile-time constant (a run-time index would move it to local memory).
+template <class Accum, int N>
+SPSCAN_HOST_DEVICE tile_snapshot<Accum> snapshot_at(const tile_snapshot<Accum> (&snapshots)[N], int w)
+{
+  tile_snapshot<Accum> s = snapshots[0];
+#pragma unroll
+  for (int i = 1; i < N; ++i)
+  {
+    if (i == w)
+    {
+      s = snapshots[i];
+    }
+  }
+  return s;
+}
+
 template <class T>
 using device_atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
 

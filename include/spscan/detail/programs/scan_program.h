@@ -15,6 +15,7 @@
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <cuda/std/type_traits>
@@ -178,30 +179,45 @@ struct scan_program
   __device__ static void scan_staged(
     params& p, shared_storage& shared, const Tile& tile, const Slice& staged, int tile_valid, const Accum& stand_in)
   {
+    const Accum thread_total = thread_total_of(p, staged, stand_in);
+    const int valid_threads  = (tile_valid + items - 1) / items;
+    const auto before        = block::scan(shared.block, thread_total, p.op, valid_threads, [&] {
+      tile.sync_data_warps();
+    });
+    const Accum tile_prefix = tile.exchange(before.total);
+    write_results(p, staged, tile.has_prefix(), tile_prefix, before.has_exclusive, before.exclusive);
+  }
+
+  // The fold of this thread's elements, left to right (`stand_in` for a thread with none).
+  template <class Slice>
+  __device__ static Accum thread_total_of(params& p, const Slice& staged, const Accum& stand_in)
+  {
     bool first         = true;
     Accum thread_total = stand_in; // kept only by a thread with no element
     staged.for_each([&](Accum x) {
       thread_total = first ? x : p.op(thread_total, x);
       first        = false;
     });
+    return thread_total;
+  }
 
-    const int valid_threads = (tile_valid + items - 1) / items;
-    const auto before       = block::scan(shared.block, thread_total, p.op, valid_threads, [&] {
-      tile.sync_data_warps();
-    });
-    const Accum tile_prefix = tile.exchange(before.total);
-
+  // Replaces this thread's elements by their results, from the tile's prefix (where has_prefix)
+  // and the fold of the threads before this one in the tile (where has_exclusive).
+  template <class Slice>
+  __device__ static void write_results(
+    params& p, const Slice& staged, bool has_prefix, const Accum& tile_prefix, bool has_exclusive, const Accum& exclusive)
+  {
     // This thread's exclusive prefix, if it has one (only thread 0 of the first tile of a scan
     // without init has none): the tile's prefix, then the threads before this one.
-    bool has_running = tile.has_prefix() || before.has_exclusive;
+    bool has_running = has_prefix || has_exclusive;
     Accum running{};
-    if (tile.has_prefix())
+    if (has_prefix)
     {
-      running = before.has_exclusive ? p.op(tile_prefix, before.exclusive) : tile_prefix;
+      running = has_exclusive ? p.op(tile_prefix, exclusive) : tile_prefix;
     }
-    else if (before.has_exclusive)
+    else if (has_exclusive)
     {
-      running = before.exclusive;
+      running = exclusive;
     }
 
     if constexpr (Kind == scan_kind::exclusive)
@@ -220,6 +236,72 @@ struct scan_program
         return running;
       });
     }
+  }
+
+  // On the ring engine (ring/ring_driver.h), where the input and output are raw, 16-byte aligned
+  // and take the vector layout: a whole tile is the image of its bytes, loaded and stored by the
+  // copy engine; the reduce squad leaves each thread's exclusive fold for the scan squad.
+  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(input_value);
+  static constexpr bool runs_on_ring           = vector_layout;
+
+  struct ring_storage
+  {
+    alignas(Accum) unsigned char exclusive[threads][sizeof(Accum)];
+    typename block::shared_storage block;
+  };
+
+  __device__ static vectors ring_slice(void* stage, int rank)
+  {
+    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+  }
+
+  template <class Tensors, class Barrier>
+  __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
+  {
+    ring::load_tile_image<ring_tile_bytes>(tensors.in, stage, tile, loaded);
+  }
+
+  template <class Tensors>
+  __device__ static void ring_store(const Tensors& tensors, const void* stage, std::size_t tile)
+  {
+    ring::store_tile_image<ring_tile_bytes>(tensors.out, stage, tile);
+  }
+
+  // A scan squad thread's part of storing the tile from its stage: its warp's segment.
+  __device__ static void ring_write(params& p, void* stage, int rank, std::size_t tile)
+  {
+    const std::size_t first = tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
+    ring_slice(stage, rank).write(p.out + static_cast<difference_of<OutputIt>>(first));
+  }
+
+  // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
+  template <class Tile>
+  __device__ static Accum ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
+  {
+    const int rank           = static_cast<int>(threadIdx.x);
+    const Accum thread_total = thread_total_of(p, ring_slice(stage, rank), Accum{});
+    const auto before        = block::scan(storage.block, thread_total, p.op, threads, [&] {
+      tile.sync_data_warps();
+    });
+    if (before.has_exclusive)
+    {
+      *reinterpret_cast<Accum*>(storage.exclusive[rank]) = before.exclusive;
+    }
+    return before.total;
+  }
+
+  // Scan squad (rank in [0, threads)): the tile's results over it, in its stage.
+  template <class Tile>
+  __device__ static void
+  ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const Accum& tile_prefix)
+  {
+    const bool has_exclusive = rank > 0;
+    Accum exclusive{};
+    if (has_exclusive)
+    {
+      exclusive = *reinterpret_cast<const Accum*>(storage.exclusive[rank]);
+    }
+    write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
   }
 
   // What a slice holds after the scan: output values (vector layout) or accumulators.
@@ -269,7 +351,17 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
   const auto params   = make_scan_params<Kind, Accum>(first, n, result, op, init);
   with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
-    launch_single_pass<typename decltype(shape)::type>(policy, params, n);
+    using program = typename decltype(shape)::type;
+    if constexpr (program::runs_on_ring)
+    {
+      // The ring engine where the device has it (sm_90 and newer) and the call suits it; the
+      // same bits as the classic engine's either way.
+      if (params.vector_load && params.vector_store && ring::launch_ring<program>(policy, params, n, params.in, params.out))
+      {
+        return;
+      }
+    }
+    launch_single_pass<program>(policy, params, n);
   });
   return result + (count > 0 ? count : Size{0});
 }

@@ -1,0 +1,499 @@
+// The ring engine: the second driver of the single-pass tile programs, for sm_90 and newer.
+//
+// One persistent CTA per SM works through tiles in a ring of shared-memory stages. Its warps
+// split into four roles, each running down the same sequence of tiles:
+//  - the producer warp takes the CTA's next tile id from the global counter (ids are handed out in
+//    the order they are asked for, so every lower id belongs to a running CTA) and brings the tile
+//    into the next free stage with bulk tensor copies;
+//  - the reduce squad (the tile program's data threads, threads [0, T)) reduces each loaded tile,
+//    publishes its aggregate at once, and leaves each thread's part of the tile's scan in the
+//    stage (Program::ring_reduce);
+//  - the prefix warp folds the aggregates of the tiles between the CTA's previous tile and this
+//    one onto its running prefix (running_prefix.h);
+//  - the scan squad (threads [T, 2T)) combines the two, writes the tile's results over it in
+//    shared memory (Program::ring_scan), and stores them with a bulk copy; then the stage is free.
+// So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
+// aggregates, which wait only for loads: no prefix travels from tile to tile between CTAs.
+//
+// A last, partial tile is not in the copy engine's view (tensor_map.h): the reduce squad runs it
+// the classic way (Program::run), with the prefix from the prefix warp. Results are the same bits
+// as the classic engine's for the same tile shape: the same fold inside a tile, the same left fold
+// of aggregates across tiles.
+//
+// A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
+//   ring_tile_bytes                   the bytes a whole tile brings into its stage
+//   ring_storage                      what the reduce squad leaves the scan squad, per stage
+//   ring_load(tensors, stage, tile, barrier&) / ring_store(tensors, stage, tile)   (one thread)
+//   ring_reduce(params&, stage, ring_storage&, context) -> the aggregate (in thread 0)
+//   ring_scan(params&, stage, const ring_storage&, rank, context, prefix)
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/driver.h>
+#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/async_copy.h>
+#include <spscan/detail/ring/running_prefix.h>
+#include <spscan/detail/ring/tensor_map.h>
+
+namespace spscan::detail::ring
+{
+
+template <class Program>
+struct ring_layout
+{
+  using carry = typename Program::carry;
+
+  static constexpr int squad_threads = Program::tuning::threads;
+  static constexpr int squad_warps   = squad_threads / warp_threads;
+  static constexpr int producer_warp = 2 * squad_warps;
+  static constexpr int prefix_warp   = producer_warp + 1;
+  static constexpr int cta_threads   = (2 * squad_warps + 2) * warp_threads;
+
+  // A stage holds a whole tile as loaded, or the classic program's shared storage for the last,
+  // partial tile; 1024-byte aligned for the copy engine's swizzle.
+  static constexpr std::size_t stage_bytes = [] {
+    const std::size_t need = Program::ring_tile_bytes > sizeof(typename Program::shared_storage)
+                             ? Program::ring_tile_bytes
+                             : sizeof(typename Program::shared_storage);
+    return (need + 1023) / 1024 * 1024;
+  }();
+
+  // Each stage's bookkeeping: its barriers, the tile in it, the prefix, the program's part.
+  struct control
+  {
+    barrier id_known; // the producer has written `tile`
+    barrier loaded; // the tile's bytes have landed
+    barrier reduced; // the reduce squad is done with the stage
+    barrier prefixed; // the prefix warp has written `prefix`
+    barrier released; // the scan squad's store has read the stage: it may be refilled
+    std::size_t tile;
+    alignas(carry) unsigned char prefix[sizeof(carry)];
+    typename Program::ring_storage program;
+  };
+
+  static constexpr std::size_t alignment_slack = 1024;
+
+  static constexpr std::size_t shared_bytes(int stages)
+  {
+    return alignment_slack + static_cast<std::size_t>(stages) * (stage_bytes + sizeof(control));
+  }
+};
+
+// How a launch runs its ring: its depth, and who stores a tile's results. The copy engine stores
+// from the stage, which stays taken until the store has read it (about the tile's share of the
+// memory bandwidth under full load); with few stages the scan squad's threads store instead, and
+// the stage is free as soon as they have read it.
+struct ring_options
+{
+  int stages;
+  bool stores_by_threads;
+  int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
+};
+
+// A tile id past the last tile: the producer's word that the CTA is done.
+constexpr std::size_t no_more_tiles = ~std::size_t{0};
+
+// Where a role is in the ring: stage and the parity of the stage's current use.
+struct ring_cursor
+{
+  int stages;
+  int stage       = 0;
+  unsigned parity = 0;
+  std::size_t uses = 0; // how many tiles this role has passed
+
+  __device__ void advance()
+  {
+    ++uses;
+    if (++stage == stages)
+    {
+      stage  = 0;
+      parity ^= 1u;
+    }
+  }
+};
+
+// What the ring offers a tile program's threads for one tile: the classic tile context's
+// interface (engine/driver.h), so that the last, partial tile runs the classic program code.
+template <class Program>
+class ring_tile_context
+{
+public:
+  using carry   = typename Program::carry;
+  using control = typename ring_layout<Program>::control;
+
+  __device__ ring_tile_context(const driver_params<Program>& p, control& c, std::size_t tile, unsigned parity)
+      : p_(p)
+      , control_(c)
+      , tile_(tile)
+      , parity_(parity)
+  {}
+
+  __device__ std::size_t index() const
+  {
+    return tile_;
+  }
+  __device__ std::size_t first_item() const
+  {
+    return tile_ * Program::tuning::tile_items;
+  }
+  __device__ bool has_prefix() const
+  {
+    return tile_ > 0 || initial_prefix_exists<Program>(p_.program);
+  }
+  __device__ void sync_data_warps() const
+  {
+    detail::sync_data_warps<Program>();
+  }
+  // The last tile's exchange: nothing after it reads its aggregate; its prefix is the prefix
+  // warp's.
+  __device__ carry exchange(const carry&) const
+  {
+    return prefix();
+  }
+  __device__ carry prefix() const
+  {
+    control_.prefixed.wait(parity_);
+    return *reinterpret_cast<const carry*>(control_.prefix);
+  }
+  __device__ void trace(trace_stage) const {}
+
+private:
+  const driver_params<Program>& p_;
+  control& control_;
+  std::size_t tile_;
+  unsigned parity_;
+};
+
+template <class Program>
+__device__ bool whole_tile(const driver_params<Program>& p, std::size_t tile)
+{
+  return (tile + 1) * static_cast<std::size_t>(Program::tuning::tile_items) <= p.program.n;
+}
+
+// One tile program's run over the ring; see the top of this file.
+template <class Program>
+class ring_driver
+{
+public:
+  using layout  = ring_layout<Program>;
+  using control = typename layout::control;
+  using carry   = typename Program::carry;
+
+  __device__ ring_driver(driver_params<Program>& p, const tile_tensors& tensors, ring_options options, unsigned char* shared)
+      : p_(p)
+      , tensors_(tensors)
+      , stages_(options.stages)
+      , stores_by_threads_(options.stores_by_threads)
+      , data_(shared)
+      , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(options.stages) * layout::stage_bytes))
+  {}
+
+  __device__ void init_barriers()
+  {
+    if (threadIdx.x == 0)
+    {
+      for (int s = 0; s < stages_; ++s)
+      {
+        controls_[s].id_known.init(1);
+        controls_[s].loaded.init(1);
+        controls_[s].reduced.init(layout::squad_threads);
+        controls_[s].prefixed.init(1);
+        controls_[s].released.init(layout::squad_threads);
+      }
+      publish_barrier_init();
+    }
+    __syncthreads();
+  }
+
+  __device__ void run_role()
+  {
+    const int warp = static_cast<int>(threadIdx.x) / warp_threads;
+    if (warp < layout::squad_warps)
+    {
+      reduce_squad();
+    }
+    else if (warp < 2 * layout::squad_warps)
+    {
+      scan_squad();
+    }
+    else if (warp == layout::producer_warp)
+    {
+      producer();
+    }
+    else
+    {
+      prefix_warp();
+    }
+  }
+
+private:
+  __device__ unsigned char* stage(int s) const
+  {
+    return data_ + static_cast<std::size_t>(s) * layout::stage_bytes;
+  }
+
+  // The scan squad's threads meet at named barrier 3 (the reduce squad's is 1, engine/driver.h).
+  __device__ static void sync_scan_squad()
+  {
+    __syncwarp();
+    asm volatile("barrier.sync 3, %0;" ::"r"(layout::squad_threads) : "memory");
+  }
+
+  __device__ void producer()
+  {
+    const bool leader = threadIdx.x % warp_threads == 0;
+    ring_cursor at{stages_};
+    for (;;)
+    {
+      control& c       = controls_[at.stage];
+      std::size_t tile = 0;
+      if (leader)
+      {
+        if (at.uses >= static_cast<std::size_t>(stages_))
+        {
+          c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
+        }
+        const std::uint32_t id =
+          device_atomic_ref<std::uint32_t>(*p_.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
+        tile   = id < p_.tiles ? std::size_t{id} : no_more_tiles;
+        c.tile = tile;
+        c.id_known.arrive();
+        if (tile != no_more_tiles && whole_tile(p_, tile))
+        {
+          c.loaded.arrive_expecting(static_cast<std::uint32_t>(Program::ring_tile_bytes));
+          Program::ring_load(tensors_, stage(at.stage), tile, c.loaded);
+        }
+        else
+        {
+          c.loaded.arrive();
+        }
+      }
+      tile = __shfl_sync(0xffffffffu, tile, 0);
+      if (tile == no_more_tiles)
+      {
+        return;
+      }
+      at.advance();
+    }
+  }
+
+  __device__ void reduce_squad()
+  {
+    ring_cursor at{stages_};
+    for (;;)
+    {
+      control& c = controls_[at.stage];
+      c.loaded.wait(at.parity);
+      const std::size_t tile = c.tile;
+      if (tile == no_more_tiles || !whole_tile(p_, tile))
+      {
+        // The scan squad learns from `reduced` that the CTA is done, or that this (last) tile is
+        // the reduce squad's.
+        c.reduced.arrive();
+        if (tile == no_more_tiles)
+        {
+          return;
+        }
+        const ring_tile_context<Program> context(p_, c, tile, at.parity);
+        Program::run(p_.program, *reinterpret_cast<typename Program::shared_storage*>(stage(at.stage)), context);
+      }
+      else
+      {
+        const ring_tile_context<Program> context(p_, c, tile, at.parity);
+        const carry aggregate = Program::ring_reduce(p_.program, stage(at.stage), c.program, context);
+        if (threadIdx.x == 0)
+        {
+          p_.tiles_state.publish(tile, status_aggregate, aggregate);
+        }
+        c.reduced.arrive();
+      }
+      at.advance();
+    }
+  }
+
+  __device__ void prefix_warp()
+  {
+    auto op = Program::carry_op(p_.program);
+    running_prefix<carry> prefix{};
+    prefix.present = initial_prefix_exists<Program>(p_.program);
+    if (prefix.present)
+    {
+      prefix.value = Program::initial_prefix(p_.program);
+    }
+    forward_lanes<carry, Program::tuning::look_back_depth * 2> lanes;
+    ring_cursor at{stages_};
+    for (;;)
+    {
+      control& c = controls_[at.stage];
+      c.id_known.wait(at.parity);
+      // One lane reads the id (its arrival on `prefixed` below orders that read before the stage's
+      // reuse) and hands it to the others.
+      std::size_t tile = 0;
+      if (threadIdx.x % warp_threads == 0)
+      {
+        tile = c.tile;
+      }
+      tile = __shfl_sync(0xffffffffu, tile, 0);
+      if (tile == no_more_tiles)
+      {
+        return;
+      }
+      fold_aggregates_until(p_.tiles_state, prefix, tile, op, lanes);
+      if (threadIdx.x % warp_threads == 0)
+      {
+        if (prefix.present)
+        {
+          *reinterpret_cast<carry*>(c.prefix) = prefix.value;
+        }
+        c.prefixed.arrive();
+      }
+      at.advance();
+    }
+  }
+
+  __device__ void scan_squad()
+  {
+    const int rank = static_cast<int>(threadIdx.x) - layout::squad_threads;
+    ring_cursor at{stages_};
+    pending_stores stores{stages_};
+    for (;;)
+    {
+      control& c = controls_[at.stage];
+      c.reduced.wait(at.parity);
+      const std::size_t tile = c.tile;
+      if (tile == no_more_tiles)
+      {
+        break;
+      }
+      if (whole_tile(p_, tile))
+      {
+        const ring_tile_context<Program> context(p_, c, tile, at.parity);
+        carry prefix{};
+        if (context.has_prefix())
+        {
+          prefix = context.prefix();
+        }
+        else
+        {
+          c.prefixed.wait(at.parity);
+        }
+        Program::ring_scan(p_.program, stage(at.stage), c.program, rank, context, prefix);
+        if (stores_by_threads_)
+        {
+          // Each warp stores its segment from the stage; the stage is free once all have read it.
+          Program::ring_write(p_.program, stage(at.stage), rank, tile);
+          c.released.arrive();
+          at.advance();
+          continue;
+        }
+        fence_shared_for_bulk_copies();
+        sync_scan_squad();
+        if (rank == 0)
+        {
+          // Its arrival waits until the copy engine has read the stage (pending_stores).
+          Program::ring_store(tensors_, stage(at.stage), tile);
+          stores.issued(at.stage, controls_);
+        }
+        else
+        {
+          c.released.arrive();
+        }
+      }
+      at.advance();
+    }
+    if (rank == 0 && !stores_by_threads_)
+    {
+      stores.drain(); // shared memory must outlive the stores' reads
+    }
+  }
+
+  // The scan squad's stores in flight (kept by its first thread, who issues them): a stage is
+  // released once its store has read it, which under full load takes about as long as the tile's
+  // share of the memory bandwidth; waiting for it before the next tile would serialize the two.
+  // Stores are issued in ring order, so the oldest pending one is `count` stages back.
+  struct pending_stores
+  {
+    int stages;
+    int count = 0;
+
+    // At most `lag` stores stay in flight: fewer stages than that leaves too few to load into.
+    __device__ int lag() const
+    {
+      return stages > 4 ? 2 : 1;
+    }
+    __device__ void issued(int stage, control* controls)
+    {
+      bulk_commit_group();
+      if (++count > lag())
+      {
+        if (lag() == 2)
+        {
+          wait_bulk_groups_read<2>();
+        }
+        else
+        {
+          wait_bulk_groups_read<1>();
+        }
+        controls[(stage - lag() + stages) % stages].released.arrive();
+        --count;
+      }
+    }
+    __device__ void drain()
+    {
+      wait_bulk_groups_read<0>();
+    }
+  };
+
+  driver_params<Program>& p_;
+  const tile_tensors& tensors_;
+  int stages_;
+  bool stores_by_threads_;
+  unsigned char* data_;
+  control* controls_;
+};
+
+// Loads / stores the tile image of `tile` (rows of 128 bytes, tensor_map.h) in boxes.
+template <std::size_t TileBytes>
+__device__ void load_tile_image(const CUtensorMap& map, void* stage, std::size_t tile, barrier& done)
+{
+  constexpr int rows     = int(TileBytes / row_bytes);
+  constexpr int box_rows = box_rows_for(TileBytes);
+#pragma unroll
+  for (int r = 0; r < rows; r += box_rows)
+  {
+    bulk_load_box(static_cast<unsigned char*>(stage) + r * row_bytes, map, 0, static_cast<int>(tile * rows + r), done);
+  }
+}
+
+template <std::size_t TileBytes>
+__device__ void store_tile_image(const CUtensorMap& map, const void* stage, std::size_t tile)
+{
+  constexpr int rows     = int(TileBytes / row_bytes);
+  constexpr int box_rows = box_rows_for(TileBytes);
+#pragma unroll
+  for (int r = 0; r < rows; r += box_rows)
+  {
+    bulk_store_box(map, 0, static_cast<int>(tile * rows + r), static_cast<const unsigned char*>(stage) + r * row_bytes);
+  }
+}
+
+template <class Program>
+SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
+  ring_kernel(driver_params<Program> p, ring_options options, const __grid_constant__ tile_tensors tensors)
+{
+  NV_IF_TARGET(NV_PROVIDES_SM_90, ({
+                 extern __shared__ uint4 ring_shared_memory[];
+                 const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(ring_shared_memory);
+                 auto* shared             = reinterpret_cast<unsigned char*>((raw + 1023) / 1024 * 1024);
+                 ring_driver<Program> driver(p, tensors, options, shared);
+                 driver.init_barriers();
+                 driver.run_role();
+                 if (p.clear_when_done_bytes != 0)
+                 {
+                   clear_storage_if_last(p);
+                 }
+               }))
+}
+
+} // namespace spscan::detail::ring

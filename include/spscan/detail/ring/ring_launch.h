@@ -1,0 +1,139 @@
+// The ring engine's host side: whether it runs on the current device, how deep its ring is there,
+// and its launch. The classic engine (engine/launch.h) takes every call the ring does not.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/engine/launch.h>
+#include <spscan/detail/ring/ring_driver.h>
+#include <spscan/detail/ring/tensor_map.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <atomic>
+
+namespace spscan::detail::ring
+{
+
+// Stages of the ring: at least 3 (one loading, one being reduced, one being scanned), at most 8.
+constexpr int min_stages = 3;
+constexpr int max_stages = 8;
+
+// What the current device offers the ring kernel of `Program`: its stages (0: the ring does not
+// run there: compute capability below 9.0, a kernel built without sm_90 code, or too little shared
+// memory), and its multiprocessors. Read once per device.
+struct ring_device
+{
+  int stages;
+  int multiprocessors;
+};
+
+template <class Program>
+ring_device current_ring_device()
+{
+  constexpr int max_devices = 64;
+  static std::atomic<long long> known[max_devices]; // stages << 32 | multiprocessors, + 1; 0: not read
+  int device = 0;
+  throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
+  if (device < max_devices)
+  {
+    if (const long long word = known[device].load(std::memory_order_relaxed))
+    {
+      return {static_cast<int>((word - 1) >> 32), static_cast<int>((word - 1) & 0xffffffff)};
+    }
+  }
+  using layout = ring_layout<Program>;
+  int major = 0, multiprocessors = 0;
+  throw_if_failed(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                  "spscan: reading the device's compute capability failed");
+  throw_if_failed(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
+                  "spscan: reading the device's multiprocessor count failed");
+  int stages = 0;
+  cudaFuncAttributes kernel{};
+  if (major >= 9 && cudaFuncGetAttributes(&kernel, ring_kernel<Program>) == cudaSuccess && kernel.ptxVersion >= 90)
+  {
+    const std::size_t available = current_device_limits().shared_bytes_per_block;
+    for (int s = max_stages; s >= min_stages && stages == 0; --s)
+    {
+      if (layout::shared_bytes(s) <= available)
+      {
+        stages = s;
+      }
+    }
+  }
+  cudaGetLastError(); // a kernel without code for this device is not the caller's error
+  if (device < max_devices)
+  {
+    known[device].store(((static_cast<long long>(stages) << 32) | multiprocessors) + 1, std::memory_order_relaxed);
+  }
+  return {stages, multiprocessors};
+}
+
+// The options a launch takes on a device with `stages` stages. Measured on an H200 (bench/NOTES.md,
+// v11): the deepest ring; the threads' stores beat the copy engine's at 3 stages (int64 2^28 0.91
+// against 0.76 of copy) and matched or beat them at 6 from 2^24 up (int32 2^28 0.94 against 0.93).
+inline ring_options default_ring_options(int stages)
+{
+  return {stages, true};
+}
+
+// Inputs below this many bytes run on the classic engine: with fewer tiles than about four per
+// SM the ring's deep start does not pay (H200, v11: int32 2^20 0.61-0.65 of copy on the ring
+// against 0.65 classic, 2^22 (16 MiB) 0.61 against 0.51; int8 2^22 0.65 against 0.69).
+constexpr std::size_t ring_min_bytes = std::size_t{16} << 20;
+
+// Runs `Program` over `n` elements read from `in` and written to `out` (raw, 16-byte aligned) on
+// the ring engine, and returns true; or returns false, having done nothing, where the ring does
+// not serve the call (fewer bytes than ring_min_bytes; one tile; a device without the ring; a range
+// the copy engine cannot describe). `forced`: other options than the device's default
+// (tests and the probe; stages no deeper than the device allows).
+template <class Program, class Derived>
+bool launch_ring(cuda_policy<Derived>& policy,
+                 const typename Program::params& program,
+                 std::size_t n,
+                 const void* in,
+                 void* out,
+                 const ring_options* forced = nullptr)
+{
+  using params = driver_params<Program>;
+  using layout = ring_layout<Program>;
+  constexpr std::size_t tile_items = Program::tuning::tile_items;
+  const std::size_t tiles          = (n + tile_items - 1) / tile_items;
+  if (tiles < 2)
+  {
+    return false;
+  }
+  constexpr std::size_t element_bytes = Program::ring_tile_bytes / tile_items;
+  if (forced == nullptr && n * element_bytes < ring_min_bytes)
+  {
+    return false;
+  }
+  const ring_device device = current_ring_device<Program>();
+  if (device.stages == 0 || (forced != nullptr && (forced->stages < min_stages || forced->stages > device.stages)))
+  {
+    return false;
+  }
+  const ring_options options = forced != nullptr ? *forced : default_ring_options(device.stages);
+  constexpr int box_rows  = box_rows_for(Program::ring_tile_bytes);
+  const std::size_t bytes = n * element_bytes;
+  tile_tensors tensors{};
+  if (!encode_rows(tensors.in, in, bytes, box_rows) || !encode_rows(tensors.out, out, bytes, box_rows))
+  {
+    return false;
+  }
+  params p{program, tiles, typename params::state{}, nullptr, 0};
+  const cudaStream_t stream = stream_of(policy);
+  cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
+  // The kernel is allowed the device's deepest ring once; a launch may take fewer stages.
+  prepare_kernel(ring_kernel<Program>, layout::shared_bytes(device.stages));
+  const std::size_t shared_bytes = layout::shared_bytes(options.stages);
+  const std::size_t ctas = options.ctas > 0 && options.ctas < device.multiprocessors ? options.ctas : device.multiprocessors;
+  const unsigned grid     = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
+  with_tile_storage(policy, p, stream, [&] {
+    ring_kernel<Program><<<grid, layout::cta_threads, shared_bytes, stream>>>(p, options, tensors);
+    throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+  });
+  finish_call(policy, "spscan: failed to synchronize");
+  return true;
+}
+
+} // namespace spscan::detail::ring

@@ -1,0 +1,164 @@
+// The ring engine's prefix warp: a CTA's running prefix, carried from one of its tiles to the
+// next by folding the aggregates of the tiles in between.
+//
+// Tiles publish only their aggregates (A), as soon as they are reduced, and never wait for a
+// prefix to do so; no inclusive prefix travels from CTA to CTA. A CTA whose previous tile was p
+// and whose next is t folds the aggregates of p, p + 1, ..., t - 1 onto the prefix it already
+// holds, strictly left to right:
+//   prefix(t) = op(...op(op(prefix(p), a(p)), a(p + 1))..., a(t - 1)),
+// which is, bit for bit, the left fold of every aggregate before t that the classic look-back
+// computes (engine/look_back.h): the association depends on the input size and tile shape only.
+//
+// The reads of those states are independent of each other (their addresses are known), so one
+// round of reads covers the whole gap; the fold waits only where an aggregate is not yet there.
+//
+// The fold is written against a `Lanes` type, as the classic look-back is: forward_lanes below on
+// the device, host threads in the protocol model test (tests/ring_model_test.cu). Lanes provide
+//   static constexpr int windows;
+//   void load(const State&, std::size_t first, std::size_t end)   lane l of window w reads tile
+//                                      first + 32 w + l where that is below end, else nothing
+//   std::uint32_t published(int w)     lanes of window w that read a published state
+//   Accum value(int w, int lane)       that lane's value, in every lane
+//   void pause()                       back off before reading again
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/engine/tuning.h>
+
+#include <cub/util_ptx.cuh>
+
+#include <nv/target>
+
+namespace spscan::detail::ring
+{
+
+// The prefix a warp carries: the fold of every aggregate before `next`, if there is one (a scan
+// without init has none before its first tile).
+template <class Accum>
+struct running_prefix
+{
+  Accum value;
+  bool present;
+  std::size_t next; // the first tile whose aggregate is not folded in yet
+};
+
+// How many of the lowest bits of `mask` are set before the first clear one.
+SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
+{
+  int run = 0;
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (run = mask == 0xffffffffu ? 32 : __ffs(~mask) - 1;),
+                    (while (run < 32 && ((mask >> run) & 1u) != 0) { ++run; }))
+  return run;
+}
+
+// Folds the aggregates of tiles [prefix.next, to) onto the prefix, waiting for those that are not
+// published yet. Called by a whole warp with the same arguments; every lane ends with the result.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class State, class Accum, class Op>
+SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefix<Accum>& prefix, std::size_t to, Op& op, Lanes& lanes)
+{
+  constexpr int lanes_per_window = warp_threads;
+  while (prefix.next < to)
+  {
+    lanes.load(states, prefix.next, to);
+    bool progressed = false;
+    bool stopped    = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (!stopped)
+      {
+        // The run of published aggregates at the window's start is folded; the first gap ends
+        // this read.
+        const int run = leading_run(lanes.published(w));
+        // The window's values reach every lane first (independent exchanges), then the chain of
+        // ops runs through them in order.
+        Accum values[lanes_per_window];
+#pragma unroll
+        for (int j = 0; j < lanes_per_window; ++j)
+        {
+          values[j] = lanes.value(w, j);
+        }
+        int from = 0;
+        if (!prefix.present && run > 0)
+        {
+          prefix.value   = values[0];
+          prefix.present = true;
+          from           = 1;
+        }
+#pragma unroll
+        for (int j = 0; j < lanes_per_window; ++j)
+        {
+          if (j >= from && j < run)
+          {
+            prefix.value = op(prefix.value, values[j]);
+          }
+        }
+        prefix.next += static_cast<std::size_t>(run);
+        progressed = progressed || run > 0;
+        stopped    = run < lanes_per_window;
+      }
+    }
+    if (!progressed)
+    {
+      lanes.pause(); // the aggregate at the front is being reduced right now
+    }
+  }
+}
+
+#if defined(__CUDACC__)
+// The device's lanes: one warp, `Windows` windows of 32 states per read.
+template <class Accum, int Windows>
+class forward_lanes
+{
+public:
+  static constexpr int windows = Windows;
+
+  template <class State>
+  __device__ void load(const State& states, std::size_t first, std::size_t end)
+  {
+    pause_ns_      = progressed_ ? 0u : pause_ns_;
+    const int lane = static_cast<int>(threadIdx.x % warp_threads);
+#pragma unroll
+    for (int w = 0; w < Windows; ++w)
+    {
+      const std::size_t tile = first + static_cast<std::size_t>(w * warp_threads + lane);
+      window_[w].status      = status_empty;
+      if (tile < end)
+      {
+        window_[w] = states.load(tile);
+      }
+    }
+    progressed_ = true;
+  }
+  __device__ std::uint32_t published(int w) const
+  {
+    return __ballot_sync(0xffffffffu, snapshot(w).status != status_empty);
+  }
+  __device__ Accum value(int w, int lane) const
+  {
+    return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
+  }
+  // Short pauses: the aggregates waited for are those of tiles being reduced at this moment.
+  __device__ void pause()
+  {
+    progressed_ = false;
+    __nanosleep(pause_ns_);
+    pause_ns_ = pause_ns_ < 256 ? pause_ns_ * 2 + 32 : pause_ns_;
+  }
+
+private:
+  __device__ tile_snapshot<Accum> snapshot(int w) const
+  {
+    return snapshot_at(window_, w);
+  }
+
+  tile_snapshot<Accum> window_[Windows];
+  unsigned pause_ns_ = 0;
+  bool progressed_   = true;
+};
+#endif
+
+} // namespace spscan::detail::ring

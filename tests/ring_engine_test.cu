@@ -1,0 +1,275 @@
+// The ring engine (detail/ring/) on the GPU: every result bit for bit the classic engine's for the
+// same input and tile shape (the same association), integers also equal to a sequential host fold,
+// for every ring depth the device allows and both ways of storing a tile; every scan kind, in place,
+// non-commutative operators with packed and split tile states, and the public entry points that
+// choose the engine by device and size. Skips visibly without a GPU, and where the GPU has no ring
+// (before sm_90), the ring-only cases skip with that reason.
+#include <spscan/spscan.h>
+
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <support/data.h>
+#include <support/gpu.h>
+#include <support/noncommutative.h>
+
+namespace
+{
+
+namespace sd = spscan::detail;
+using spscan_test::affine32;
+using spscan_test::compose_affine32;
+using spscan_test::matrix2;
+using spscan_test::multiply_matrix2;
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b, std::size_t* first_difference)
+{
+  for (std::size_t i = 0; i < a.size(); ++i)
+  {
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0)
+    {
+      *first_difference = i;
+      return false;
+    }
+  }
+  return a.size() == b.size();
+}
+
+template <class T>
+std::vector<T> to_host(const thrust::device_vector<T>& d)
+{
+  std::vector<T> h(d.size());
+  EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), thrust::raw_pointer_cast(d.data()), d.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <class T>
+void poison(thrust::device_vector<T>& d)
+{
+  ASSERT_EQ(cudaSuccess, cudaMemset(thrust::raw_pointer_cast(d.data()), spscan_test::poison_byte, d.size() * sizeof(T)));
+}
+
+// The scan program both engines run for T with op, in the shape the library picks for T.
+template <sd::scan_kind Kind, class T, class Op>
+using program_for = sd::scan_program_for<Kind, T, sd::scan_tuning<T, T, T>, T*, T*, Op>;
+
+template <class Program>
+int ring_stages_here()
+{
+  return sd::ring::current_ring_device<Program>().stages;
+}
+
+#define SKIP_WITHOUT_RING(Program)                                                                      \
+  do                                                                                                    \
+  {                                                                                                     \
+    SPSCAN_REQUIRE_GPU();                                                                               \
+    if (ring_stages_here<Program>() == 0)                                                               \
+    {                                                                                                   \
+      GTEST_SKIP() << "this GPU has no ring engine (it needs sm_90 or newer and the kernel built for it)"; \
+    }                                                                                                   \
+  } while (0)
+
+// Runs Program over `in` on the classic engine and on the ring with every option the device
+// allows; every ring result must carry the classic result's bits. Returns the classic result.
+template <class Program, class T>
+std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const typename Program::params& like, bool in_place = false)
+{
+  const std::size_t n = host_in.size();
+  thrust::device_vector<T> in(host_in.begin(), host_in.end());
+  thrust::device_vector<T> classic_out(n), ring_out(n);
+  auto policy = thrust::cuda::par.on(0);
+
+  auto classic_params = like;
+  classic_params.in   = thrust::raw_pointer_cast(in.data());
+  classic_params.out  = thrust::raw_pointer_cast(classic_out.data());
+  classic_params.n    = n;
+  poison(classic_out);
+  sd::launch_single_pass<Program>(policy, classic_params, n);
+  const std::vector<T> classic = to_host(classic_out);
+
+  const int deepest = ring_stages_here<Program>();
+  for (int stages = sd::ring::min_stages; stages <= deepest; ++stages)
+  {
+    for (const bool by_threads : {false, true})
+    {
+      // One CTA per SM, and few CTAs: then every CTA runs many tiles through every stage.
+      for (const int ctas : {0, 1, 3})
+      {
+        SCOPED_TRACE(::testing::Message() << "n " << n << ", " << stages << " stages, stores by "
+                                          << (by_threads ? "threads" : "the copy engine") << ", CTAs " << ctas
+                                          << (in_place ? ", in place" : ""));
+        thrust::device_vector<T> source(in);
+        auto p = classic_params;
+        p.in   = thrust::raw_pointer_cast(source.data());
+        p.out  = in_place ? thrust::raw_pointer_cast(source.data()) : thrust::raw_pointer_cast(ring_out.data());
+        if (!in_place)
+        {
+          poison(ring_out);
+        }
+        const sd::ring::ring_options options{stages, by_threads, ctas};
+        const bool ran = sd::ring::launch_ring<Program>(policy, p, n, p.in, p.out, &options);
+        EXPECT_TRUE(ran) << "the ring declined a launch it offers";
+        if (!ran)
+        {
+          continue;
+        }
+        const std::vector<T> ring = to_host(in_place ? source : ring_out);
+        std::size_t at = 0;
+        EXPECT_TRUE(same_bits(ring, classic, &at)) << "first difference at element " << at;
+      }
+    }
+  }
+  return classic;
+}
+
+// Sizes: two whole tiles, a partial last tile, and several rounds of the ring over every CTA.
+template <class Program>
+std::vector<std::size_t> ring_sizes()
+{
+  constexpr std::size_t tile = Program::tuning::tile_items;
+  std::vector<std::size_t> sizes{2 * tile, 2 * tile + 1, 7 * tile - 3, 300 * tile + tile / 2, 1000 * tile};
+  std::vector<std::size_t> kept;
+  for (const std::size_t n : sizes)
+  {
+    if (n <= spscan_test::max_test_elements())
+    {
+      kept.push_back(n);
+    }
+  }
+  return kept;
+}
+
+template <class T>
+class RingInclusiveSum : public ::testing::Test
+{};
+using sum_types = ::testing::Types<std::int8_t, std::uint16_t, std::int32_t, float, std::int64_t, double>;
+TYPED_TEST_SUITE(RingInclusiveSum, sum_types);
+
+TYPED_TEST(RingInclusiveSum, has_the_classic_engines_bits_and_integers_the_sequential_fold)
+{
+  using T       = TypeParam;
+  using program = program_for<sd::scan_kind::inclusive, T, thrust::plus<T>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const std::vector<T> in = spscan_test::random_values<T>(n, seed);
+    const auto like = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), thrust::plus<T>{}, T{});
+    const std::vector<T> classic = expect_ring_matches_classic<program>(in, like);
+    if constexpr (std::is_integral_v<T>)
+    {
+      const std::vector<T> reference = spscan_test::reference_inclusive<T>(in, thrust::plus<T>{});
+      std::size_t at = 0;
+      EXPECT_TRUE(same_bits(classic, reference, &at)) << "first difference at element " << at;
+    }
+  }
+}
+
+TEST(RingScan, exclusive_and_inclusive_with_init_keep_the_classic_bits_for_floats)
+{
+  using exclusive = program_for<sd::scan_kind::exclusive, float, thrust::plus<float>>;
+  using with_init = program_for<sd::scan_kind::inclusive_init, float, thrust::plus<float>>;
+  SKIP_WITHOUT_RING(exclusive);
+  for (const std::size_t n : ring_sizes<exclusive>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const std::vector<float> in = spscan_test::random_values<float>(n, seed);
+    expect_ring_matches_classic<exclusive>(
+      in, sd::make_scan_params<sd::scan_kind::exclusive, float>(static_cast<float*>(nullptr), n, static_cast<float*>(nullptr), thrust::plus<float>{}, 0.375f));
+    expect_ring_matches_classic<with_init>(
+      in, sd::make_scan_params<sd::scan_kind::inclusive_init, float>(static_cast<float*>(nullptr), n, static_cast<float*>(nullptr), thrust::plus<float>{}, -1.625f));
+  }
+}
+
+TEST(RingScan, in_place_gives_the_out_of_place_bits)
+{
+  using program = program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const std::vector<double> in = spscan_test::random_values<double>(n, seed);
+    const auto like = sd::make_scan_params<sd::scan_kind::inclusive, double>(static_cast<double*>(nullptr), n, static_cast<double*>(nullptr), thrust::plus<double>{}, 0.0);
+    expect_ring_matches_classic<program>(in, like, /*in_place=*/true);
+  }
+}
+
+// Non-commutative operators, through both tile-state layouts: an 8-byte carry packed with its
+// status in one 128-bit word, a 16-byte one in the split layout. The ring folds aggregates strictly
+// left to right, so a swapped operand shows.
+template <class T, class Op>
+void expect_noncommutative_scan_matches(Op op)
+{
+  using program = program_for<sd::scan_kind::inclusive, T, Op>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const std::vector<T> in = spscan_test::random_values<T>(n, seed);
+    const auto like = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), op, T{});
+    const std::vector<T> classic = expect_ring_matches_classic<program>(in, like);
+    const std::vector<T> reference = spscan_test::reference_inclusive<T>(in, op);
+    std::size_t at = 0;
+    EXPECT_TRUE(same_bits(classic, reference, &at)) << "first difference at element " << at;
+  }
+}
+
+TEST(RingScan, noncommutative_8_byte_carries_in_packed_states)
+{
+  expect_noncommutative_scan_matches<affine32>(compose_affine32{});
+}
+
+TEST(RingScan, noncommutative_16_byte_carries_in_split_states)
+{
+  expect_noncommutative_scan_matches<matrix2>(multiply_matrix2{});
+}
+
+// The public entry points: inputs from 16 MiB run on the ring where the device has it, smaller
+// and misaligned ones on the classic engine; the caller sees Thrust's results either way. Calls
+// without an allocator keep their tile states between calls, cleared by the last CTA of the ring
+// (not one CTA per tile as in the classic engine), so repeated calls of changing sizes check that.
+TEST(RingScan, public_calls_of_changing_sizes_and_alignment_equal_the_sequential_scan)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t sizes[] = {(std::size_t{20} << 20) + 3, (std::size_t{5} << 20), (std::size_t{24} << 20) + 1, (std::size_t{17} << 20)};
+  for (const std::size_t n : sizes)
+  {
+    if (n + 1 > spscan_test::max_test_elements())
+    {
+      continue;
+    }
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", offset " << offset);
+      const std::vector<std::int32_t> in = spscan_test::random_values<std::int32_t>(n + offset, seed);
+      thrust::device_vector<std::int32_t> d_in(in.begin(), in.end()), d_out(n + offset);
+      poison(d_out);
+      spscan::inclusive_scan(thrust::device, d_in.begin() + offset, d_in.end(), d_out.begin() + offset);
+      const std::vector<std::int32_t> out = to_host(d_out);
+      std::int32_t running = 0;
+      std::size_t wrong    = 0;
+      for (std::size_t i = offset; i < n + offset; ++i)
+      {
+        running += in[i];
+        wrong += out[i] != running;
+      }
+      EXPECT_EQ(0u, wrong);
+    }
+  }
+}
+
+} // namespace

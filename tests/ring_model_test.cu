@@ -1,0 +1,707 @@
+// The ring engine's protocol (detail/ring/), proved on host threads: no GPU needed.
+//
+// Each CTA of a launch is played by four host threads, one per role of ring_driver.h: the
+// producer takes tile ids from the shared counter as stages free up and "loads" a tile into its
+// stage (writes the tile's id and data there); the reducer waits for the load and publishes the
+// tile's aggregate in the library's own tile states; the prefix thread runs the library's own
+// fold_aggregates_until (running_prefix.h) over host lanes; the scanner waits for both, checks what
+// it finds and releases the stage. Stage barriers are host barriers with mbarrier semantics
+// (arrivals per phase, waits by parity). When every CTA is done, the last one clears the tile
+// states, as kept storage is left for the next call, and a second launch runs on that storage.
+//
+// Every protocol step may be delayed (spin, yield, sleep; lanes read in shuffled orders), and the
+// CTAs start at different times. What is checked, bit for bit: each tile's prefix is the
+// sequential LEFT FOLD of the aggregates before it (a non-commutative operator, and float sums
+// whose rounding shows any other grouping), the stage a scanner reads still holds its own tile
+// (no stage refilled before its release), and every tile is scanned exactly once.
+//
+// Planted bugs, each of which the model must catch: the fold's operands swapped; a CTA that skips
+// its own tile's aggregate when it moves on; a split-layout publication that shows the status
+// before the value; a producer that refills a stage before the scanner has released it; and the
+// first CTA to finish (not the last) clearing the states. A schedule that does not end by its
+// deadline is reported as hung (the last two bugs break the barriers' phases or leave a fold
+// waiting on a cleared state, and show that way).
+#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/ring/running_prefix.h>
+
+#include <support/random.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+
+using namespace spscan::detail;
+using clock_type = std::chrono::steady_clock;
+
+// ----------------------------------------------------------------------------------------------
+// Operators: x -> a*x + b composed earlier-then-later (not commutative), in the packed layout;
+// 2x2 matrix products in the split layout; float sums (association shows in the bits).
+
+struct affine
+{
+  std::uint32_t a, b;
+};
+struct affine_then
+{
+  affine operator()(const affine& f, const affine& g) const
+  {
+    return {g.a * f.a, g.a * f.b + g.b};
+  }
+};
+struct mat2
+{
+  std::uint32_t m[4];
+};
+struct mat2_product
+{
+  mat2 operator()(const mat2& x, const mat2& y) const
+  {
+    return {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3], x.m[2] * y.m[0] + x.m[3] * y.m[2],
+             x.m[2] * y.m[1] + x.m[3] * y.m[3]}};
+  }
+};
+struct float_plus
+{
+  float operator()(float x, float y) const
+  {
+    return x + y;
+  }
+};
+
+template <class Accum>
+bool same_bits(const Accum& x, const Accum& y)
+{
+  return std::memcmp(&x, &y, sizeof(Accum)) == 0;
+}
+
+template <class Accum>
+Accum draw(spscan_test::splitmix64& rng);
+template <>
+affine draw<affine>(spscan_test::splitmix64& rng)
+{
+  return {static_cast<std::uint32_t>(rng.next()) | 1u, static_cast<std::uint32_t>(rng.next())};
+}
+template <>
+mat2 draw<mat2>(spscan_test::splitmix64& rng)
+{
+  mat2 m;
+  for (auto& x : m.m)
+  {
+    x = static_cast<std::uint32_t>(rng.next() % 7);
+  }
+  return m;
+}
+template <>
+float draw<float>(spscan_test::splitmix64& rng)
+{
+  return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 - 0.3);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Chaos: every step of every role may be delayed; a schedule has a deadline.
+
+struct schedule_stopped
+{};
+
+class chaos
+{
+public:
+  chaos(std::uint64_t seed, const std::atomic<bool>& stop, clock_type::time_point deadline, std::atomic<bool>& hung)
+      : rng_{seed}
+      , stop_(stop)
+      , deadline_(deadline)
+      , hung_(hung)
+  {}
+  void step()
+  {
+    const std::uint64_t r = rng_.next() % 1000;
+    if (r < 600)
+    {
+      return;
+    }
+    if (r < 900)
+    {
+      for (volatile int i = static_cast<int>(rng_.next() % 2000); i > 0; --i)
+      {
+      }
+    }
+    else if (r < 995)
+    {
+      std::this_thread::yield();
+    }
+    else
+    {
+      std::this_thread::sleep_for(std::chrono::microseconds(rng_.next() % 200));
+    }
+  }
+  void wait_turn()
+  {
+    if (stop_.load(std::memory_order_relaxed))
+    {
+      throw schedule_stopped{};
+    }
+    if (clock_type::now() > deadline_)
+    {
+      hung_.store(true);
+      throw schedule_stopped{};
+    }
+    std::this_thread::yield();
+  }
+  std::uint64_t next()
+  {
+    return rng_.next();
+  }
+
+private:
+  spscan_test::splitmix64 rng_;
+  const std::atomic<bool>& stop_;
+  clock_type::time_point deadline_;
+  std::atomic<bool>& hung_;
+};
+
+// A barrier with mbarrier's semantics: a phase completes when its arrivals have arrived; a wait
+// names the phase by its parity and returns once that phase has completed.
+class host_barrier
+{
+public:
+  void init(unsigned arrivals)
+  {
+    expected_ = arrivals;
+    pending_.store(arrivals);
+    phase_.store(0);
+  }
+  void arrive()
+  {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    {
+      pending_.store(expected_, std::memory_order_relaxed);
+      phase_.fetch_add(1, std::memory_order_release);
+    }
+  }
+  void wait(unsigned parity, chaos& c) const
+  {
+    while ((phase_.load(std::memory_order_acquire) & 1u) == parity)
+    {
+      c.wait_turn();
+    }
+  }
+
+private:
+  unsigned expected_ = 1;
+  std::atomic<unsigned> pending_{1};
+  std::atomic<unsigned> phase_{0};
+};
+
+// The prefix warp's lanes on a host thread: each lane's read lands at its own moment, in a
+// shuffled order with delays between reads.
+template <class Accum, int Windows>
+class host_forward_lanes
+{
+public:
+  static constexpr int windows = Windows;
+
+  explicit host_forward_lanes(chaos& c)
+      : chaos_(c)
+  {}
+  template <class State>
+  void load(const State& states, std::size_t first, std::size_t end)
+  {
+    int order[warp_threads];
+    std::iota(order, order + warp_threads, 0);
+    for (int w = 0; w < Windows; ++w)
+    {
+      for (int i = warp_threads - 1; i > 0; --i)
+      {
+        std::swap(order[i], order[chaos_.next() % (i + 1)]);
+      }
+      for (const int lane : order)
+      {
+        const std::size_t tile = first + static_cast<std::size_t>(w * warp_threads + lane);
+        window_[w][lane]       = tile < end ? states.load(tile) : tile_snapshot<Accum>{status_empty, Accum{}};
+        chaos_.step();
+      }
+    }
+  }
+  std::uint32_t published(int w) const
+  {
+    std::uint32_t bits = 0;
+    for (int lane = 0; lane < warp_threads; ++lane)
+    {
+      bits |= (window_[w][lane].status != status_empty ? 1u : 0u) << lane;
+    }
+    return bits;
+  }
+  Accum value(int w, int lane) const
+  {
+    return window_[w][lane].value;
+  }
+  void pause()
+  {
+    chaos_.wait_turn();
+  }
+
+private:
+  chaos& chaos_;
+  tile_snapshot<Accum> window_[Windows][warp_threads];
+};
+
+// ----------------------------------------------------------------------------------------------
+// Planted bugs.
+
+struct planted
+{
+  bool swapped_operands     = false; // the fold computes op(later, earlier)
+  bool skips_own_aggregate  = false; // after tile t the prefix thread moves on from t + 1
+  bool status_before_value  = false; // split layout: the status is published before the value
+  bool refill_before_release = false; // the producer does not wait for the scanner's release
+  bool first_finisher_clears = false; // the first CTA done, not the last, clears the states
+};
+
+template <class Op>
+struct fold_op
+{
+  Op op;
+  bool swapped;
+  template <class Accum>
+  Accum operator()(const Accum& earlier, const Accum& later) const
+  {
+    return swapped ? op(later, earlier) : op(earlier, later);
+  }
+};
+
+// The split layout with its two writes in the wrong order (value after status), and a delay
+// between them; the packed layout has no such seam (one word).
+template <class Inner, class Accum>
+class model_states
+{
+public:
+  model_states(Inner inner, const planted& bugs, std::uint32_t* statuses, Accum* values)
+      : inner_(inner)
+      , bugs_(bugs)
+      , statuses_(statuses)
+      , values_(values)
+  {}
+  void publish(std::size_t tile, tile_status status, const Accum& value) const
+  {
+    if constexpr (!Inner::packed)
+    {
+      if (bugs_.status_before_value)
+      {
+        device_atomic_ref<std::uint32_t>(statuses_[tile]).store(status, ::cuda::std::memory_order_release);
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        values_[2 * tile] = value;
+        return;
+      }
+    }
+    inner_.publish(tile, status, value);
+  }
+  tile_snapshot<Accum> load(std::size_t tile) const
+  {
+    return inner_.load(tile);
+  }
+
+private:
+  Inner inner_;
+  planted bugs_;
+  std::uint32_t* statuses_;
+  Accum* values_;
+};
+
+// ----------------------------------------------------------------------------------------------
+// One launch of the model.
+
+template <class Accum>
+struct stage_slot
+{
+  host_barrier id_known, loaded, reduced, prefixed, released;
+  std::atomic<std::size_t> tile{0}; // what the producer wrote (relaxed: the barriers order it)
+  std::atomic<std::size_t> data_tile{0}; // the "loaded" data: which tile's bytes the stage holds
+  Accum data{};
+  Accum prefix{};
+  bool prefix_present = false;
+};
+
+constexpr std::size_t no_more_tiles = ~std::size_t{0};
+
+struct launch_shape
+{
+  std::size_t tiles;
+  int ctas;
+  int stages;
+};
+
+struct launch_outcome
+{
+  bool hung          = false;
+  std::size_t wrong  = 0; // prefixes that differ from the left fold
+  std::size_t stale  = 0; // stages that held another tile's data when scanned
+  std::size_t missed = 0; // tiles not scanned exactly once
+  std::string first_problem;
+};
+
+template <class State, class Accum, class Op>
+launch_outcome run_launch(const launch_shape& shape,
+                          const std::vector<Accum>& aggregates,
+                          const State& states,
+                          std::uint32_t* counters, // [0] tile ids, [1] finished CTAs
+                          const std::function<void()>& clear_storage,
+                          Op op,
+                          const planted& bugs,
+                          std::uint64_t seed,
+                          clock_type::duration limit)
+{
+  const std::size_t tiles = shape.tiles;
+  std::vector<Accum> expected(tiles);
+  for (std::size_t t = 1; t < tiles; ++t)
+  {
+    expected[t] = t == 1 ? aggregates[0] : op(expected[t - 1], aggregates[t - 1]);
+  }
+  std::vector<std::atomic<int>> scans(tiles);
+  for (auto& s : scans)
+  {
+    s.store(0);
+  }
+  std::atomic<bool> stop{false}, hung{false};
+  std::atomic<std::size_t> wrong{0}, stale{0};
+  std::mutex problem_mutex;
+  std::string first_problem;
+  auto report = [&](const std::string& what) {
+    std::lock_guard<std::mutex> lock(problem_mutex);
+    if (first_problem.empty())
+    {
+      first_problem = what;
+    }
+  };
+  const auto deadline = clock_type::now() + limit;
+  const fold_op<Op> fold{op, bugs.swapped_operands};
+
+  std::vector<std::vector<stage_slot<Accum>>> ctas(shape.ctas);
+  for (auto& cta : ctas)
+  {
+    cta = std::vector<stage_slot<Accum>>(shape.stages);
+    for (auto& s : cta)
+    {
+      s.id_known.init(1);
+      s.loaded.init(1);
+      s.reduced.init(1);
+      s.prefixed.init(1);
+      s.released.init(1);
+    }
+  }
+  std::atomic<int> roles_done_by_cta[64] = {};
+  auto finish_role = [&](int cta) {
+    // The CTA's last role out counts the CTA finished; the launch's last CTA clears the states.
+    if (roles_done_by_cta[cta].fetch_add(1) == 3)
+    {
+      const std::uint32_t before = device_atomic_ref<std::uint32_t>(counters[1]).fetch_add(1);
+      if (bugs.first_finisher_clears ? before == 0 : before == static_cast<std::uint32_t>(shape.ctas) - 1)
+      {
+        clear_storage();
+      }
+    }
+  };
+
+  std::vector<std::thread> threads;
+  for (int c = 0; c < shape.ctas; ++c)
+  {
+    const std::uint64_t cta_seed = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(c);
+    auto& stages                 = ctas[c];
+    const int S                  = shape.stages;
+    // Roles: 0 producer, 1 reducer, 2 prefix, 3 scanner.
+    for (int role = 0; role < 4; ++role)
+    {
+      threads.emplace_back([&, c, role, cta_seed, S] {
+        chaos ch(cta_seed * 4 + static_cast<std::uint64_t>(role), stop, deadline, hung);
+        // CTAs start at different moments.
+        std::this_thread::sleep_for(std::chrono::microseconds(ch.next() % 300));
+        try
+        {
+          int stage = 0;
+          unsigned parity = 0;
+          std::size_t uses = 0;
+          ring::running_prefix<Accum> prefix{Accum{}, false, 0};
+          host_forward_lanes<Accum, 2> lanes(ch);
+          for (;;)
+          {
+            stage_slot<Accum>& slot = stages[stage];
+            ch.step();
+            if (role == 0)
+            {
+              if (uses >= static_cast<std::size_t>(S) && !bugs.refill_before_release)
+              {
+                slot.released.wait(parity ^ 1u, ch);
+              }
+              const std::uint32_t id = device_atomic_ref<std::uint32_t>(counters[0]).fetch_add(1);
+              const std::size_t tile = id < tiles ? std::size_t{id} : no_more_tiles;
+              slot.tile.store(tile, std::memory_order_relaxed);
+              slot.id_known.arrive();
+              ch.step();
+              if (tile != no_more_tiles)
+              {
+                slot.data_tile.store(tile, std::memory_order_relaxed);
+                slot.data = aggregates[tile]; // the tile's bytes, reduced to what the model needs
+              }
+              slot.loaded.arrive();
+              if (tile == no_more_tiles)
+              {
+                break;
+              }
+            }
+            else if (role == 1)
+            {
+              slot.loaded.wait(parity, ch);
+              const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
+              if (tile != no_more_tiles)
+              {
+                const Accum aggregate = slot.data;
+                ch.step();
+                states.publish(tile, status_aggregate, aggregate);
+              }
+              slot.reduced.arrive();
+              if (tile == no_more_tiles)
+              {
+                break;
+              }
+            }
+            else if (role == 2)
+            {
+              slot.id_known.wait(parity, ch);
+              const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
+              if (tile == no_more_tiles)
+              {
+                break;
+              }
+              ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
+              slot.prefix         = prefix.value;
+              slot.prefix_present = prefix.present;
+              if (bugs.skips_own_aggregate && prefix.next == tile)
+              {
+                prefix.next = tile + 1;
+              }
+              slot.prefixed.arrive();
+            }
+            else
+            {
+              slot.reduced.wait(parity, ch);
+              const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
+              if (tile == no_more_tiles)
+              {
+                break;
+              }
+              slot.prefixed.wait(parity, ch);
+              ch.step();
+              if (slot.data_tile.load(std::memory_order_relaxed) != tile || !same_bits(slot.data, aggregates[tile]))
+              {
+                ++stale;
+                report("tile " + std::to_string(tile) + ": its stage held another tile when it was scanned");
+              }
+              if (tile > 0 && (!slot.prefix_present || !same_bits(slot.prefix, expected[tile])))
+              {
+                ++wrong;
+                report("tile " + std::to_string(tile) + ": prefix is not the left fold of the aggregates before it");
+              }
+              scans[tile].fetch_add(1);
+              ch.step();
+              slot.released.arrive();
+            }
+            ++uses;
+            if (++stage == S)
+            {
+              stage  = 0;
+              parity ^= 1u;
+            }
+          }
+          finish_role(c);
+        }
+        catch (const schedule_stopped&)
+        {
+          stop.store(true);
+        }
+      });
+    }
+  }
+  for (auto& t : threads)
+  {
+    t.join();
+  }
+  launch_outcome outcome;
+  outcome.hung  = hung.load();
+  outcome.wrong = wrong.load();
+  outcome.stale = stale.load();
+  for (std::size_t t = 0; t < tiles && !outcome.hung; ++t)
+  {
+    outcome.missed += scans[t].load() == 1 ? 0 : 1;
+  }
+  outcome.first_problem = first_problem;
+  return outcome;
+}
+
+// Storage as the library lays it out (tile_storage_layout): counters, status words, values.
+template <class Inner, class Accum, class Op>
+launch_outcome run_two_launches(
+  const launch_shape& shape, Op op, const planted& bugs, std::uint64_t seed, clock_type::duration limit = std::chrono::seconds(30))
+{
+  const tile_storage_layout<Inner> layout{shape.tiles};
+  std::vector<word128> storage((layout.total_bytes() + sizeof(word128) - 1) / sizeof(word128));
+  void* base = storage.data();
+  std::memset(base, 0, layout.zeroed_bytes());
+  const Inner inner = layout.state(base);
+  auto* bytes       = static_cast<unsigned char*>(base);
+  const model_states<Inner, Accum> states(inner, bugs, reinterpret_cast<std::uint32_t*>(bytes + layout.counter_bytes),
+                                          reinterpret_cast<Accum*>(bytes + layout.zeroed_bytes()));
+  std::uint32_t* counters = layout.counter(base);
+  const std::function<void()> clear = [&] {
+    // As clear_storage_if_last does: counters and status words, for the next call.
+    for (std::size_t i = 0; i < layout.zeroed_bytes() / sizeof(std::uint32_t); ++i)
+    {
+      device_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(base)[i]).store(0, ::cuda::std::memory_order_relaxed);
+    }
+  };
+  spscan_test::splitmix64 rng{seed};
+  launch_outcome total;
+  for (int launch = 0; launch < 2; ++launch)
+  {
+    std::vector<Accum> aggregates(shape.tiles);
+    for (auto& a : aggregates)
+    {
+      a = draw<Accum>(rng);
+    }
+    const launch_outcome o = run_launch(shape, aggregates, states, counters, clear, op, bugs, rng.next(), limit);
+    total.hung = total.hung || o.hung;
+    total.wrong += o.wrong;
+    total.stale += o.stale;
+    total.missed += o.missed;
+    if (total.first_problem.empty() && !o.first_problem.empty())
+    {
+      total.first_problem = "launch " + std::to_string(launch) + ": " + o.first_problem;
+    }
+    if (o.hung)
+    {
+      break;
+    }
+  }
+  return total;
+}
+
+bool clean(const launch_outcome& o)
+{
+  return !o.hung && o.wrong == 0 && o.stale == 0 && o.missed == 0;
+}
+
+std::string describe(const launch_shape& s, std::uint64_t seed, const launch_outcome& o)
+{
+  std::ostringstream text;
+  text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, seed " << seed << ": hung "
+       << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
+       << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
+  return text.str();
+}
+
+// Shapes: one CTA (every gap one tile), a few CTAs with shallow and deep rings, more CTAs than
+// tiles in flight.
+const launch_shape shapes[] = {{40, 1, 3}, {97, 3, 3}, {150, 4, 6}, {64, 7, 4}, {200, 5, 8}};
+
+template <class Inner, class Accum, class Op>
+void expect_clean_schedules(Op op, int seeds_per_shape)
+{
+  for (const launch_shape& shape : shapes)
+  {
+    for (int i = 0; i < seeds_per_shape; ++i)
+    {
+      const std::uint64_t seed = spscan_test::splitmix64{static_cast<std::uint64_t>(i) * 7919 + shape.tiles}.next();
+      const launch_outcome o   = run_two_launches<Inner, Accum>(shape, op, planted{}, seed);
+      EXPECT_TRUE(clean(o)) << describe(shape, seed, o);
+    }
+  }
+}
+
+// A planted bug must show in at least one of a few schedules.
+template <class Inner, class Accum, class Op>
+void expect_caught(Op op, const planted& bugs, const char* what)
+{
+  bool caught = false;
+  std::string last;
+  for (int i = 0; i < 6 && !caught; ++i)
+  {
+    for (const launch_shape& shape : shapes)
+    {
+      const std::uint64_t seed = 1000 + static_cast<std::uint64_t>(i);
+      // A bug that breaks the barriers' phases shows as a hang: a short deadline finds it.
+      const launch_outcome o = run_two_launches<Inner, Accum>(shape, op, bugs, seed, std::chrono::seconds(2));
+      last = describe(shape, seed, o);
+      if (!clean(o))
+      {
+        caught = true;
+        break;
+      }
+    }
+  }
+  EXPECT_TRUE(caught) << "the model did not catch: " << what << " (last schedule: " << last << ")";
+}
+
+TEST(RingModel, PackedStatesPrefixesAreTheLeftFoldOfAffineMapsUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<affine>, affine>(affine_then{}, 8);
+}
+
+TEST(RingModel, SplitStatesPrefixesAreTheLeftFoldOfMatrixProductsUnderAdversarialSchedules)
+{
+  expect_clean_schedules<split_tile_state<mat2>, mat2>(mat2_product{}, 4);
+}
+
+TEST(RingModel, FloatSumPrefixesKeepTheLeftFoldsBitsUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4);
+}
+
+TEST(RingModel, CatchesSwappedFoldOperands)
+{
+  planted bugs;
+  bugs.swapped_operands = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the fold's operands swapped");
+}
+
+TEST(RingModel, CatchesACtaThatSkipsItsOwnAggregate)
+{
+  planted bugs;
+  bugs.skips_own_aggregate = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a CTA that leaves out its own tile's aggregate");
+}
+
+TEST(RingModel, CatchesASplitPublicationWhoseStatusPrecedesItsValue)
+{
+  planted bugs;
+  bugs.status_before_value = true;
+  expect_caught<split_tile_state<mat2>, mat2>(mat2_product{}, bugs, "the status published before the value");
+}
+
+TEST(RingModel, CatchesAStageRefilledBeforeItsRelease)
+{
+  planted bugs;
+  bugs.refill_before_release = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a stage refilled before the scanner released it");
+}
+
+TEST(RingModel, CatchesStatesClearedByTheFirstCtaToFinish)
+{
+  planted bugs;
+  bugs.first_finisher_clears = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "kept storage cleared while other CTAs still read it");
+}
+
+} // namespace
