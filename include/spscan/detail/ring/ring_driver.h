@@ -24,6 +24,7 @@
 //   ring_tile_bytes                   the bytes a whole tile brings into its stage
 //   ring_storage                      what the reduce squad leaves the scan squad, per stage
 //   ring_load(tensors, stage, tile, barrier&) / ring_store(tensors, stage, tile)   (one thread)
+//   ring_write(params&, stage, rank, tile)   a scan squad thread's part of storing the tile itself
 //   ring_reduce(params&, stage, ring_storage&, context) -> the aggregate (in thread 0)
 //   ring_scan(params&, stage, const ring_storage&, rank, context, prefix)
 #pragma once
@@ -66,7 +67,7 @@ struct ring_layout
     barrier loaded; // the tile's bytes have landed
     barrier reduced; // the reduce squad is done with the stage
     barrier prefixed; // the prefix warp has written `prefix`
-    barrier released; // the scan squad's store has read the stage: it may be refilled
+    barrier released; // the scan squad is done with the stage and its store has read it
     std::size_t tile;
     alignas(carry) unsigned char prefix[sizeof(carry)];
     typename Program::ring_storage program;
@@ -197,6 +198,9 @@ public:
       {
         controls_[s].id_known.init(1);
         controls_[s].loaded.init(1);
+        // Every thread of a squad arrives for itself: an arrival orders its own thread's accesses
+        // before the waiter's, not those of threads it met at a barrier (compute-sanitizer's
+        // racecheck holds to that, bench/NOTES.md v11).
         controls_[s].reduced.init(layout::squad_threads);
         controls_[s].prefixed.init(1);
         controls_[s].released.init(layout::squad_threads);
