@@ -13,10 +13,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
 #include <support/noncommutative.h>
@@ -30,33 +30,9 @@ using spscan_test::compose_affine32;
 using spscan_test::matrix2;
 using spscan_test::multiply_matrix2;
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b, std::size_t* first_difference)
-{
-  for (std::size_t i = 0; i < a.size(); ++i)
-  {
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0)
-    {
-      *first_difference = i;
-      return false;
-    }
-  }
-  return a.size() == b.size();
-}
-
-template <class T>
-std::vector<T> to_host(const thrust::device_vector<T>& d)
-{
-  std::vector<T> h(d.size());
-  EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), thrust::raw_pointer_cast(d.data()), d.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-template <class T>
-void poison(thrust::device_vector<T>& d)
-{
-  ASSERT_EQ(cudaSuccess, cudaMemset(thrust::raw_pointer_cast(d.data()), spscan_test::poison_byte, d.size() * sizeof(T)));
-}
+using spscan_test::expect_bitwise_equal;
+using spscan_test::poison;
+using spscan_test::to_host;
 
 // The scan program both engines run for T with op, in the shape the library picks for T.
 template <sd::scan_kind Kind, class T, class Op>
@@ -122,9 +98,7 @@ std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const 
         {
           continue;
         }
-        const std::vector<T> ring = to_host(in_place ? source : ring_out);
-        std::size_t at = 0;
-        EXPECT_TRUE(same_bits(ring, classic, &at)) << "first difference at element " << at;
+        expect_bitwise_equal(classic, to_host(in_place ? source : ring_out), "the ring's result against the classic engine's");
       }
     }
   }
@@ -168,9 +142,7 @@ TYPED_TEST(RingInclusiveSum, has_the_classic_engines_bits_and_integers_the_seque
     const std::vector<T> classic = expect_ring_matches_classic<program>(in, like);
     if constexpr (std::is_integral_v<T>)
     {
-      const std::vector<T> reference = spscan_test::reference_inclusive<T>(in, thrust::plus<T>{});
-      std::size_t at = 0;
-      EXPECT_TRUE(same_bits(classic, reference, &at)) << "first difference at element " << at;
+      expect_bitwise_equal(spscan_test::reference_inclusive<T>(in, thrust::plus<T>{}), classic, "the sequential fold");
     }
   }
 }
@@ -221,9 +193,7 @@ void expect_noncommutative_scan_matches(Op op)
     const std::vector<T> in = spscan_test::random_values<T>(n, seed);
     const auto like = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), op, T{});
     const std::vector<T> classic = expect_ring_matches_classic<program>(in, like);
-    const std::vector<T> reference = spscan_test::reference_inclusive<T>(in, op);
-    std::size_t at = 0;
-    EXPECT_TRUE(same_bits(classic, reference, &at)) << "first difference at element " << at;
+    expect_bitwise_equal(spscan_test::reference_inclusive<T>(in, op), classic, "the sequential fold");
   }
 }
 
