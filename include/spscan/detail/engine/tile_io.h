@@ -166,6 +166,13 @@ public:
     return element;
   }
 
+  // The per_word elements of word i of the segment (staged).
+  __device__ void word_elements(int i, T* elements) const
+  {
+    const uint4 word = words_[slot(i)];
+    memcpy(elements, &word, 16);
+  }
+
   // f(element) for this lane's elements, in order.
   template <class F>
   __device__ void for_each(F&& f) const
@@ -283,6 +290,43 @@ public:
     __syncwarp();
   }
 
+  // stage() for a whole segment, on the ring engine, where a few warps stage whole tiles alone:
+  // the loads of a batch of rows (up to 128 bytes of this lane's elements) are all issued before
+  // the first is stored, so that they are in flight together.
+  template <class Iterator>
+  __device__ void stage_whole(Iterator segment) const
+  {
+#pragma unroll
+    for (int batch = 0; batch < Items; batch += whole_batch_rows)
+    {
+      Accum loaded[whole_batch_rows];
+#pragma unroll
+      for (int b = 0; b < whole_batch_rows; ++b)
+      {
+        loaded[b] = segment[static_cast<difference_of<Iterator>>((batch + b) * warp_threads + lane_)];
+      }
+#pragma unroll
+      for (int b = 0; b < whole_batch_rows; ++b)
+      {
+        elements_[slot((batch + b) * warp_threads + lane_)] = loaded[b];
+      }
+    }
+    __syncwarp();
+  }
+
+  // write() for a whole segment, every row's store issued back to back.
+  template <class Iterator>
+  __device__ void write_whole(Iterator segment) const
+  {
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < Items; ++j)
+    {
+      const int i                                      = j * warp_threads + lane_;
+      segment[static_cast<difference_of<Iterator>>(i)] = elements_[slot(i)];
+    }
+  }
+
   template <class F>
   __device__ void for_each(F&& f) const
   {
@@ -327,6 +371,16 @@ private:
   {
     return i + i / warp_threads;
   }
+
+  static constexpr int whole_batch_rows = [] {
+    int rows = 128 / int(sizeof(Accum)) > 0 ? 128 / int(sizeof(Accum)) : 1;
+    rows     = rows < Items ? rows : Items;
+    while (Items % rows != 0)
+    {
+      --rows;
+    }
+    return rows;
+  }();
 
   Accum* elements_;
   int lane_;

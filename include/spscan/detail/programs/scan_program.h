@@ -238,11 +238,18 @@ struct scan_program
     }
   }
 
-  // On the ring engine (ring/ring_driver.h), where the input and output are raw, 16-byte aligned
-  // and take the vector layout: a whole tile is the image of its bytes, loaded and stored by the
-  // copy engine; the reduce squad leaves each thread's exclusive fold for the scan squad.
-  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(input_value);
-  static constexpr bool runs_on_ring           = vector_layout;
+  // On the ring engine (ring/ring_driver.h). Where the input and output are raw, 16-byte aligned
+  // and take the vector layout, a whole tile is the image of its bytes, loaded and stored by the
+  // copy engine; else (an iterator that computes its elements, a conversion between types of other
+  // sizes) the reduce squad stages each warp's segment through the iterator into element slices,
+  // and the scan squad writes it out the same way. The reduce squad leaves each thread's exclusive
+  // fold for the scan squad.
+  static constexpr bool runs_on_ring           = true;
+  static constexpr bool ring_copies_input      = vector_layout;
+  static constexpr bool ring_stores_by_copy    = vector_layout;
+  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * (vector_layout ? sizeof(input_value) : sizeof(Accum));
+
+  using ring_slice_type = ::cuda::std::conditional_t<vector_layout, vectors, elements>;
 
   struct ring_storage
   {
@@ -250,9 +257,23 @@ struct scan_program
     typename block::shared_storage block;
   };
 
-  __device__ static vectors ring_slice(void* stage, int rank)
+  __device__ static ring_slice_type ring_slice(void* stage, int rank)
   {
-    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+    // A bulk-copied tile is its bytes' image: the warps' segments lie back to back.
+    if constexpr (vector_layout)
+    {
+      return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+    }
+    else
+    {
+      return elements(static_cast<unsigned char*>(stage) + (rank / warp_threads) * elements::bytes, rank % warp_threads, segment);
+    }
+  }
+
+  // The first element of the segment of `rank`'s warp in `tile`.
+  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
+  {
+    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
   }
 
   template <class Tensors, class Barrier>
@@ -270,16 +291,28 @@ struct scan_program
   // A scan squad thread's part of storing the tile from its stage: its warp's segment.
   __device__ static void ring_write(params& p, void* stage, int rank, std::size_t tile)
   {
-    const std::size_t first = tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
-    ring_slice(stage, rank).write(p.out + static_cast<difference_of<OutputIt>>(first));
+    const auto out = p.out + static_cast<difference_of<OutputIt>>(ring_segment_first(tile, rank));
+    if constexpr (vector_layout)
+    {
+      ring_slice(stage, rank).write(out);
+    }
+    else
+    {
+      ring_slice(stage, rank).write_whole(out);
+    }
   }
 
   // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
   template <class Tile>
   __device__ static Accum ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
   {
-    const int rank           = static_cast<int>(threadIdx.x);
-    const Accum thread_total = thread_total_of(p, ring_slice(stage, rank), Accum{});
+    const int rank = static_cast<int>(threadIdx.x);
+    const auto staged = ring_slice(stage, rank);
+    if constexpr (!ring_copies_input)
+    {
+      staged.stage_whole(p.in + static_cast<difference_of<InputIt>>(ring_segment_first(tile.index(), rank)));
+    }
+    const Accum thread_total = thread_total_of(p, staged, Accum{});
     const auto before        = block::scan(storage.block, thread_total, p.op, threads, [&] {
       tile.sync_data_warps();
     });
@@ -352,10 +385,12 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
   const auto params   = make_scan_params<Kind, Accum>(first, n, result, op, init);
   with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
     using program = typename decltype(shape)::type;
-    if constexpr (program::runs_on_ring)
+    // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
+    // bits as the classic engine's either way. Inputs the copy engine cannot read stay on the
+    // classic engine: staged by the ring's reduce squad they measured 0.84-0.97x of it at 2^26-2^28
+    // (H200 and H100: counting and transform iterators, int8 into int32; bench/NOTES.md v12).
+    if constexpr (program::ring_copies_input)
     {
-      // The ring engine where the device has it (sm_90 and newer) and the call suits it; the
-      // same bits as the classic engine's either way.
       if (params.vector_load && params.vector_store && ring::launch_ring<program>(policy, params, n, params.in, params.out))
       {
         return;

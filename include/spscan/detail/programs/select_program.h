@@ -19,6 +19,7 @@
 #include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/ring_driver.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/iterator/iterator_traits.h>
@@ -67,6 +68,7 @@ struct select_program
   static constexpr int items   = tuning::items;
   static constexpr int warps   = threads / warp_threads;
   static constexpr int segment = warp_threads * items;
+  static constexpr int rows    = items; // a segment's rows of 32 elements
   static_assert(items <= warp_threads, "row j's ballot is kept by lane j");
 
   static constexpr bool vector_layout = vector_layout_fits<InputIt, value*, items>; // tile_io.h
@@ -111,24 +113,12 @@ struct select_program
   __device__ static void
   select_staged(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
   {
-    const int valid = at.valid() < segment ? (at.valid() > 0 ? at.valid() : 0) : segment;
-    const int rows  = (valid + warp_threads - 1) / warp_threads;
-
-    // Row j's ballot is kept by lane j.
-    std::uint32_t row_kept   = 0;
-    std::uint32_t warp_count = 0;
-#pragma unroll 4
-    for (int j = 0; j < rows; ++j)
-    {
-      const int e              = j * warp_threads + at.lane;
-      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, at, staged, e));
-      row_kept                 = at.lane == j ? kept : row_kept;
-      warp_count += __popc(kept);
-    }
+    const int valid             = at.valid() < segment ? (at.valid() > 0 ? at.valid() : 0) : segment;
+    const row_ballots ballots   = test_rows(p, at.first, at.lane, staged, valid);
 
     // The tile's count and each warp's offset in it; then the count before the tile.
     add_counts add;
-    const auto before = block::scan(shared.block, at.lane == 0 ? warp_count : 0u, add, threads, [&] {
+    const auto before = block::scan(shared.block, at.lane == 0 ? ballots.count : 0u, add, threads, [&] {
       tile.sync_data_warps();
     });
     const carry tile_before = tile.exchange(before.total);
@@ -137,17 +127,48 @@ struct select_program
       *p.selected_total = tile_before + before.total;
     }
     const std::uint32_t warp_offset = __shfl_sync(0xffffffffu, before.has_exclusive ? before.exclusive : 0u, 0);
+    write_rows(p, at.first, at.lane, staged, valid, ballots.kept, tile_before + warp_offset);
+  }
 
-    // Element k of the input that is rejected goes to k - (elements selected before it).
-    std::uint64_t next_selected = tile_before + warp_offset;
-    std::uint64_t next_rejected = at.first - next_selected;
-    const std::uint32_t lanes_below = (1u << at.lane) - 1u;
+  // A warp's tests of the first `valid` elements of its segment (which starts at input element
+  // `first`): row j's ballot, kept by lane j, and the warp's count.
+  struct row_ballots
+  {
+    std::uint32_t kept;
+    std::uint32_t count;
+  };
+
+  template <class Slice>
+  __device__ static row_ballots test_rows(params& p, std::size_t first, int lane, const Slice& staged, int valid)
+  {
+    const int valid_rows = (valid + warp_threads - 1) / warp_threads;
+    row_ballots ballots{0, 0};
 #pragma unroll 4
-    for (int j = 0; j < rows; ++j)
+    for (int j = 0; j < valid_rows; ++j)
     {
-      const int e              = j * warp_threads + at.lane;
+      const int e              = j * warp_threads + lane;
+      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, first, staged, e));
+      ballots.kept             = lane == j ? kept : ballots.kept;
+      ballots.count += __popc(kept);
+    }
+    return ballots;
+  }
+
+  // Writes a warp's rows out, its selected elements from output `next_selected` on. Element k of
+  // the input that is rejected goes to k - (elements selected before it).
+  template <class Slice>
+  __device__ static void write_rows(
+    params& p, std::size_t first, int lane, const Slice& staged, int valid, std::uint32_t row_kept, std::uint64_t next_selected)
+  {
+    const int valid_rows            = (valid + warp_threads - 1) / warp_threads;
+    std::uint64_t next_rejected     = first - next_selected;
+    const std::uint32_t lanes_below = (1u << lane) - 1u;
+#pragma unroll 4
+    for (int j = 0; j < valid_rows; ++j)
+    {
+      const int e              = j * warp_threads + lane;
       const std::uint32_t kept = __shfl_sync(0xffffffffu, row_kept, j);
-      if ((kept >> at.lane) & 1u)
+      if ((kept >> lane) & 1u)
       {
         p.selected[static_cast<difference_of<SelectedIt>>(next_selected + __popc(kept & lanes_below))] = staged.at(e);
       }
@@ -167,9 +188,10 @@ struct select_program
     }
   }
 
-  // The predicate on element e of the segment: on its value, or on its stencil element.
-  template <class Segment, class Slice>
-  __device__ static bool test(params& p, const Segment& at, const Slice& staged, int e)
+  // The predicate on element e of the segment that starts at input element `first`: on its value,
+  // or on its stencil element.
+  template <class Slice>
+  __device__ static bool test(params& p, std::size_t first, const Slice& staged, int e)
   {
     if constexpr (::cuda::std::is_same_v<StencilIt, no_stencil>)
     {
@@ -177,7 +199,160 @@ struct select_program
     }
     else
     {
-      return p.pred(p.stencil[static_cast<difference_of<StencilIt>>(at.first + static_cast<std::size_t>(e))]);
+      return p.pred(p.stencil[static_cast<difference_of<StencilIt>>(first + static_cast<std::size_t>(e))]);
+    }
+  }
+
+  // The same for element e whose value is at hand.
+  __device__ static bool test_value(params& p, std::size_t first, const value& x, int e)
+  {
+    if constexpr (::cuda::std::is_same_v<StencilIt, no_stencil>)
+    {
+      return p.pred(x);
+    }
+    else
+    {
+      return p.pred(p.stencil[static_cast<difference_of<StencilIt>>(first + static_cast<std::size_t>(e))]);
+    }
+  }
+
+  // On the ring engine (ring/ring_driver.h), where the input is a raw, 16-byte aligned pointer: a
+  // whole tile is the image of its bytes, brought by the copy engine. There a few warps test and
+  // write whole tiles alone, so they go a 16-byte word at a time rather than an element at a time
+  // (a row of 32 elements per ballot cost about 4x the instructions and held the ring at 0.34 of
+  // its roofline, bench/NOTES.md v12): word row r of a warp's segment is its words 32 r + lane, and
+  // a lane keeps one bit per element it tested, bit r * per_word + k for element k of its word in
+  // row r (items <= 32 bits). The reduce squad tests and publishes the tile's count; the scan
+  // squad counts, row by row, the selected elements before each lane's word (a warp scan) and
+  // writes the selected (and rejected) elements out once the count before the tile is known.
+  // (Compacting them in the stage first, for stores from consecutive lanes, measured slower.)
+  // The output is the classic program's: every selected element, in input order.
+  static constexpr bool runs_on_ring           = vector_layout;
+  static constexpr bool ring_copies_input      = true;
+  static constexpr bool ring_stores_by_copy    = false; // results go where the count says
+  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
+  static constexpr int per_word                = vectors::per_word;
+  static constexpr int word_rows               = vectors::words_per_lane;
+
+  struct ring_storage
+  {
+    std::uint32_t lane_bits[threads];
+    std::uint32_t warp_offset[warps];
+    std::uint32_t tile_count;
+    typename block::shared_storage block;
+  };
+
+  __device__ static vectors ring_slice(void* stage, int rank)
+  {
+    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+  }
+
+  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
+  {
+    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
+  }
+
+  template <class Tensors, class Barrier>
+  __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
+  {
+    ring::load_tile_image<ring_tile_bytes>(tensors.in, stage, tile, loaded);
+  }
+
+  // Nothing: the scan squad's ring_scan has written the tile's results already (their places
+  // depend on the count before the tile).
+  __device__ static void ring_write(params&, void*, int, std::size_t) {}
+
+  // Reduce squad (threads [0, threads)): the tile's count, in thread 0.
+  template <class Tile>
+  __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
+  {
+    const int rank            = static_cast<int>(threadIdx.x);
+    const int lane            = rank % warp_threads;
+    const std::size_t first   = ring_segment_first(tile.index(), rank);
+    const vectors staged      = ring_slice(stage, rank);
+    std::uint32_t bits        = 0;
+#pragma unroll
+    for (int r = 0; r < word_rows; ++r)
+    {
+      const int word = r * warp_threads + lane;
+      value elements[per_word];
+      staged.word_elements(word, elements);
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        bits |= test_value(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
+      }
+    }
+    std::uint32_t warp_count = __popc(bits);
+#pragma unroll
+    for (int offset = warp_threads / 2; offset > 0; offset /= 2)
+    {
+      warp_count += __shfl_xor_sync(0xffffffffu, warp_count, offset);
+    }
+    add_counts add;
+    const auto before = block::scan(storage.block, lane == 0 ? warp_count : 0u, add, threads, [&] {
+      tile.sync_data_warps();
+    });
+    storage.lane_bits[rank] = bits;
+    if (lane == 0)
+    {
+      storage.warp_offset[rank / warp_threads] = before.has_exclusive ? before.exclusive : 0u;
+    }
+    if (rank == 0)
+    {
+      storage.tile_count = before.total;
+    }
+    return before.total;
+  }
+
+  // Scan squad (rank in [0, threads)): the selected (and rejected) elements of its lane's words,
+  // written out; the total, after the last tile.
+  template <class Tile>
+  __device__ static void
+  ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const carry& tile_before)
+  {
+    if (rank == 0 && (tile.index() + 1) * static_cast<std::size_t>(tuning::tile_items) == p.n)
+    {
+      *p.selected_total = tile_before + storage.tile_count;
+    }
+    const int lane              = rank % warp_threads;
+    const std::size_t first     = ring_segment_first(tile.index(), rank);
+    const vectors staged        = ring_slice(stage, rank);
+    const std::uint32_t bits    = storage.lane_bits[rank];
+    constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
+    std::uint64_t row_start = tile_before + storage.warp_offset[rank / warp_threads]; // selected before the row
+#pragma unroll
+    for (int r = 0; r < word_rows; ++r)
+    {
+      const std::uint32_t row_bits = (bits >> (r * per_word)) & row_mask;
+      // Selected elements of this row before this lane's word: a warp scan of the lanes' counts.
+      const std::uint32_t count = __popc(row_bits);
+      std::uint32_t through     = count;
+#pragma unroll
+      for (int offset = 1; offset < warp_threads; offset *= 2)
+      {
+        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through, offset);
+        through += lane >= offset ? lower : 0u;
+      }
+      const std::uint64_t word_start = row_start + (through - count);
+      const int word                 = r * warp_threads + lane;
+      value elements[per_word];
+      staged.word_elements(word, elements);
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        const std::uint64_t selected_before = word_start + __popc(row_bits & ((1u << k) - 1u));
+        if ((row_bits >> k) & 1u)
+        {
+          p.selected[static_cast<difference_of<SelectedIt>>(selected_before)] = elements[k];
+        }
+        else if constexpr (Partition)
+        {
+          const std::size_t e = first + static_cast<std::size_t>(word * per_word + k);
+          p.rejected[static_cast<difference_of<RejectedIt>>(e - selected_before)] = elements[k];
+        }
+      }
+      row_start += __shfl_sync(0xffffffffu, through, warp_threads - 1);
     }
   }
 };
@@ -233,6 +408,8 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     pred,
     total,
     allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
+  // The classic engine: on the ring (ring_reduce / ring_scan above) the selection measured
+  // 1.04-1.19x of it at 1% and 50% selected but 0.76x at 99% (int32, H100; bench/NOTES.md v12).
   with_fitting_shape<shapes>([&](auto shape) {
     launch_single_pass<typename decltype(shape)::type>(policy, params, n);
   });

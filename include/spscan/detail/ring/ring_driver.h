@@ -20,8 +20,16 @@
 // as the classic engine's for the same tile shape: the same fold inside a tile, the same left fold
 // of aggregates across tiles.
 //
+// An input that the copy engine cannot read (an iterator that computes its elements) is staged by
+// the reduce squad itself, from the program's input, before it reduces the tile: the producer
+// then only hands out tile ids. Results that do not leave as the stage's image (a selection's,
+// whose places depend on the prefix) are stored by the scan squad's threads.
+//
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
-//   ring_tile_bytes                   the bytes a whole tile brings into its stage
+//   ring_tile_bytes                   the input's bytes in a whole tile
+//   ring_copies_input                 whether the producer brings a tile into its stage by bulk
+//                                     copy (ring_load); else ring_reduce stages it
+//   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)
 //   ring_storage                      what the reduce squad leaves the scan squad, per stage
 //   ring_load(tensors, stage, tile, barrier&) / ring_store(tensors, stage, tile)   (one thread)
 //   ring_write(params&, stage, rank, tile)   a scan squad thread's part of storing the tile itself
@@ -263,14 +271,19 @@ private:
         tile   = id < p_.tiles ? std::size_t{id} : no_more_tiles;
         c.tile = tile;
         c.id_known.arrive();
-        if (tile != no_more_tiles && whole_tile(p_, tile))
+        bool copying = false;
+        if constexpr (Program::ring_copies_input)
+        {
+          copying = tile != no_more_tiles && whole_tile(p_, tile);
+        }
+        if (copying)
         {
           c.loaded.arrive_expecting(static_cast<std::uint32_t>(Program::ring_tile_bytes));
           Program::ring_load(tensors_, stage(at.stage), tile, c.loaded);
         }
         else
         {
-          c.loaded.arrive();
+          c.loaded.arrive(); // the stage is free for the tile (and its input, if the copy brings none)
         }
       }
       tile = __shfl_sync(0xffffffffu, tile, 0);
@@ -383,30 +396,39 @@ private:
           c.prefixed.wait(at.parity);
         }
         Program::ring_scan(p_.program, stage(at.stage), c.program, rank, context, prefix);
-        if (stores_by_threads_)
+        if (!Program::ring_stores_by_copy || stores_by_threads_)
         {
           // Each warp stores its segment from the stage; the stage is free once all have read it.
           Program::ring_write(p_.program, stage(at.stage), rank, tile);
+          if constexpr (Program::ring_copies_input)
+          {
+            // The copy engine refills the stage after this thread's writes to it (the results,
+            // in place): they are ordered before its accesses only by this fence.
+            fence_shared_for_bulk_copies();
+          }
           c.released.arrive();
           at.advance();
           continue;
         }
-        fence_shared_for_bulk_copies();
-        sync_scan_squad();
-        if (rank == 0)
+        if constexpr (Program::ring_stores_by_copy)
         {
-          // Its arrival waits until the copy engine has read the stage (pending_stores).
-          Program::ring_store(tensors_, stage(at.stage), tile);
-          stores.issued(at.stage, controls_);
-        }
-        else
-        {
-          c.released.arrive();
+          fence_shared_for_bulk_copies();
+          sync_scan_squad();
+          if (rank == 0)
+          {
+            // Its arrival waits until the copy engine has read the stage (pending_stores).
+            Program::ring_store(tensors_, stage(at.stage), tile);
+            stores.issued(at.stage, controls_);
+          }
+          else
+          {
+            c.released.arrive();
+          }
         }
       }
       at.advance();
     }
-    if (rank == 0 && !stores_by_threads_)
+    if (Program::ring_stores_by_copy && rank == 0 && !stores_by_threads_)
     {
       stores.drain(); // shared memory must outlive the stores' reads
     }

@@ -81,11 +81,12 @@ inline ring_options default_ring_options(int stages)
 // against 0.65 classic, 2^22 (16 MiB) 0.61 against 0.51; int8 2^22 0.65 against 0.69).
 constexpr std::size_t ring_min_bytes = std::size_t{16} << 20;
 
-// Runs `Program` over `n` elements read from `in` and written to `out` (raw, 16-byte aligned) on
-// the ring engine, and returns true; or returns false, having done nothing, where the ring does
-// not serve the call (fewer bytes than ring_min_bytes; one tile; a device without the ring; a range
-// the copy engine cannot describe). `forced`: other options than the device's default
-// (tests and the probe; stages no deeper than the device allows).
+// Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
+// done nothing, where the ring does not serve the call (fewer bytes than ring_min_bytes; one tile;
+// a device without the ring; a range the copy engine cannot describe). `in`: the input (raw,
+// 16-byte aligned) where the program brings tiles by bulk copy, else null; `out` likewise where it
+// stores them by bulk copy. `forced`: other options than the device's default (tests and the
+// probe; stages no deeper than the device allows).
 template <class Program, class Derived>
 bool launch_ring(cuda_policy<Derived>& policy,
                  const typename Program::params& program,
@@ -94,6 +95,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
                  void* out,
                  const ring_options* forced = nullptr)
 {
+  static_assert(Program::runs_on_ring);
   using params = driver_params<Program>;
   using layout = ring_layout<Program>;
   constexpr std::size_t tile_items = Program::tuning::tile_items;
@@ -112,11 +114,13 @@ bool launch_ring(cuda_policy<Derived>& policy,
   {
     return false;
   }
-  const ring_options options = forced != nullptr ? *forced : default_ring_options(device.stages);
+  ring_options options = forced != nullptr ? *forced : default_ring_options(device.stages);
+  options.stores_by_threads = options.stores_by_threads || !Program::ring_stores_by_copy;
   constexpr int box_rows  = box_rows_for(Program::ring_tile_bytes);
   const std::size_t bytes = n * element_bytes;
   tile_tensors tensors{};
-  if (!encode_rows(tensors.in, in, bytes, box_rows) || !encode_rows(tensors.out, out, bytes, box_rows))
+  if ((Program::ring_copies_input && !encode_rows(tensors.in, in, bytes, box_rows))
+      || (Program::ring_stores_by_copy && !encode_rows(tensors.out, out, bytes, box_rows)))
   {
     return false;
   }

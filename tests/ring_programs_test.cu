@@ -1,0 +1,373 @@
+// The ring engine (detail/ring/) with the programs beside the plain scan of a raw array: the
+// selection program (copy_if, with a stencil, partition_copy), whose tiles arrive by bulk copy and
+// leave by the scan squad's scattered stores, and scans whose input the copy engine cannot read
+// (a counting_iterator, a transform_iterator, a conversion to a wider accumulator), which the
+// reduce squad stages itself. Each against the classic engine, bit for bit, and against a
+// sequential host reference, for every ring depth the device allows and for one CTA per SM, one
+// and three CTAs. Skips visibly without a GPU, or where the GPU has no ring (before sm_90).
+#include <spscan/spscan.h>
+
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <support/compare.h>
+#include <support/data.h>
+#include <support/gpu.h>
+
+namespace
+{
+
+namespace sd = spscan::detail;
+using spscan_test::expect_bitwise_equal;
+using spscan_test::poison;
+using spscan_test::to_host;
+
+template <class Program>
+int ring_stages_here()
+{
+  return sd::ring::current_ring_device<Program>().stages;
+}
+
+#define SKIP_WITHOUT_RING(Program)                                                                      \
+  do                                                                                                    \
+  {                                                                                                     \
+    SPSCAN_REQUIRE_GPU();                                                                               \
+    if (ring_stages_here<Program>() == 0)                                                               \
+    {                                                                                                   \
+      GTEST_SKIP() << "this GPU has no ring engine (it needs sm_90 or newer and the kernel built for it)"; \
+    }                                                                                                   \
+  } while (0)
+
+// Every ring option a test runs: each depth the device allows, with one CTA per SM and with one
+// and three CTAs (then every CTA runs many tiles through every stage).
+template <class Program, class Run>
+void for_each_ring_option(Run&& run)
+{
+  for (int stages = sd::ring::min_stages; stages <= ring_stages_here<Program>(); ++stages)
+  {
+    for (const int ctas : {0, 1, 3})
+    {
+      SCOPED_TRACE(::testing::Message() << stages << " stages, CTAs " << ctas);
+      run(sd::ring::ring_options{stages, true, ctas});
+    }
+  }
+}
+
+// Sizes: two whole tiles, a partial last tile, a whole last tile after many rounds of the ring.
+template <class Program>
+std::vector<std::size_t> ring_sizes()
+{
+  constexpr std::size_t tile = Program::tuning::tile_items;
+  std::vector<std::size_t> kept;
+  for (const std::size_t n : {2 * tile, 2 * tile + 1, 7 * tile - 3, 300 * tile + tile / 2, 1000 * tile})
+  {
+    if (n <= spscan_test::max_test_elements())
+    {
+      kept.push_back(n);
+    }
+  }
+  return kept;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+
+// Keeps the values whose remainder by `modulus` is zero (modulus 1: all; a large one: almost none).
+template <class T>
+struct divisible_by
+{
+  long long modulus;
+  __host__ __device__ bool operator()(const T& x) const
+  {
+    return static_cast<long long>(x) % modulus == 0;
+  }
+};
+
+template <bool Partition, class T, class StencilIt>
+using select_program_for = sd::select_program_for<Partition, sd::select_tuning<T>, const T*, StencilIt, T*, T*, divisible_by<long long>>;
+
+// What a selection wrote: the count, the selected elements and (partition_copy) the rejected ones.
+template <class T>
+struct selection
+{
+  std::uint64_t count = 0;
+  std::vector<T> selected, rejected;
+};
+
+template <class T>
+selection<T> host_selection(const std::vector<T>& in, const std::vector<long long>& tests, divisible_by<long long> pred)
+{
+  selection<T> s;
+  for (std::size_t i = 0; i < in.size(); ++i)
+  {
+    (pred(tests[i]) ? s.selected : s.rejected).push_back(in[i]);
+  }
+  s.count = s.selected.size();
+  return s;
+}
+
+// Runs the selection program on `in` (with the stencil where one is given) on the classic engine
+// (ring == nullptr) or on the ring with `ring`'s options, into poisoned outputs.
+template <bool Partition, class T, class StencilIt>
+selection<T> run_selection(const thrust::device_vector<T>& in, StencilIt stencil, divisible_by<long long> pred,
+                           const sd::ring::ring_options* ring)
+{
+  using program       = select_program_for<Partition, T, StencilIt>;
+  const std::size_t n = in.size();
+  thrust::device_vector<T> selected(n), rejected(n);
+  thrust::device_vector<std::uint64_t> total(1, ~std::uint64_t{0});
+  poison(selected);
+  poison(rejected);
+  const typename program::params p{thrust::raw_pointer_cast(in.data()),
+                                   stencil,
+                                   thrust::raw_pointer_cast(selected.data()),
+                                   thrust::raw_pointer_cast(rejected.data()),
+                                   n,
+                                   pred,
+                                   thrust::raw_pointer_cast(total.data()),
+                                   true};
+  auto policy = thrust::cuda::par.on(0);
+  if (ring == nullptr)
+  {
+    sd::launch_single_pass<program>(policy, p, n);
+  }
+  else
+  {
+    EXPECT_TRUE(sd::ring::launch_ring<program>(policy, p, n, p.in, nullptr, ring)) << "the ring declined a launch it offers";
+  }
+  selection<T> s;
+  s.count = total[0];
+  const std::vector<T> all_selected = to_host(selected), all_rejected = to_host(rejected);
+  const std::size_t count = s.count <= n ? static_cast<std::size_t>(s.count) : n;
+  s.selected.assign(all_selected.begin(), all_selected.begin() + count);
+  if constexpr (Partition)
+  {
+    s.rejected.assign(all_rejected.begin(), all_rejected.begin() + (n - count));
+  }
+  return s;
+}
+
+template <bool Partition, class T>
+void expect_ring_selection_exact(bool with_stencil)
+{
+  using program = select_program_for<Partition, T, const long long*>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    for (const long long modulus : {1LL, 3LL, 1000LL})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", modulus " << modulus
+                                        << (with_stencil ? ", stencil" : ""));
+      const std::vector<T> host_in = spscan_test::random_values<T>(n, seed);
+      std::vector<long long> tests(host_in.begin(), host_in.end());
+      if (with_stencil)
+      {
+        tests = spscan_test::random_values<long long>(n, seed + 1);
+      }
+      const divisible_by<long long> pred{modulus};
+      const selection<T> expected = host_selection(host_in, tests, pred);
+      const thrust::device_vector<T> in(host_in.begin(), host_in.end());
+      const thrust::device_vector<long long> stencil(tests.begin(), tests.end());
+      const auto run = [&](const sd::ring::ring_options* ring) {
+        if (with_stencil)
+        {
+          return run_selection<Partition, T>(in, thrust::raw_pointer_cast(stencil.data()), pred, ring);
+        }
+        // Without a stencil the predicate sees the value: a selection of values converted to long long.
+        return run_selection<Partition, T>(in, sd::no_stencil{}, pred, ring);
+      };
+      const selection<T> classic = run(nullptr);
+      ASSERT_EQ(expected.count, classic.count) << "the classic engine's count";
+      expect_bitwise_equal(expected.selected, classic.selected, "the classic engine's selected elements");
+      if constexpr (Partition)
+      {
+        expect_bitwise_equal(expected.rejected, classic.rejected, "the classic engine's rejected elements");
+      }
+      for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
+        const selection<T> ring = run(&options);
+        ASSERT_EQ(expected.count, ring.count) << "the ring's count";
+        expect_bitwise_equal(expected.selected, ring.selected, "the ring's selected elements, in order");
+        if constexpr (Partition)
+        {
+          expect_bitwise_equal(expected.rejected, ring.rejected, "the ring's rejected elements, in order");
+        }
+      });
+    }
+  }
+}
+
+TEST(RingSelect, copy_if_of_int8_keeps_every_selected_element_in_order)
+{
+  expect_ring_selection_exact<false, std::int8_t>(false);
+}
+
+TEST(RingSelect, copy_if_of_int32_keeps_every_selected_element_in_order)
+{
+  expect_ring_selection_exact<false, std::int32_t>(false);
+}
+
+TEST(RingSelect, copy_if_of_int64_with_a_stencil_tests_the_stencil)
+{
+  expect_ring_selection_exact<false, std::int64_t>(true);
+}
+
+TEST(RingSelect, partition_copy_of_int32_sends_the_rejected_to_the_second_output)
+{
+  expect_ring_selection_exact<true, std::int32_t>(false);
+}
+
+TEST(RingSelect, partition_copy_of_uint16_with_a_stencil)
+{
+  expect_ring_selection_exact<true, std::uint16_t>(true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scans of inputs the reduce squad stages
+
+// The scan program the library picks for input iterator In and output iterator Out.
+template <sd::scan_kind Kind, class Accum, class In, class Out, class Op>
+using staged_scan_program = typename sd::scan_shapes<Kind, Accum, In, Out, Op>::primary;
+
+// Runs the scan of `first` into `out` on the classic engine and on the ring with every option;
+// every ring result must carry the classic result's bits. Returns the classic result.
+template <sd::scan_kind Kind, class Accum, class In, class T, class Op>
+std::vector<T> expect_staged_ring_matches_classic(In first, std::size_t n, Op op, Accum init)
+{
+  using program = staged_scan_program<Kind, Accum, In, T*, Op>;
+  static_assert(!program::ring_copies_input, "these inputs are staged by the reduce squad");
+  thrust::device_vector<T> out(n);
+  auto policy  = thrust::cuda::par.on(0);
+  const auto p = sd::make_scan_params<Kind, Accum>(first, n, thrust::raw_pointer_cast(out.data()), op, init);
+  poison(out);
+  sd::launch_single_pass<program>(policy, p, n);
+  const std::vector<T> classic = to_host(out);
+  for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
+    poison(out);
+    const bool ran = sd::ring::launch_ring<program>(policy, p, n, nullptr, nullptr, &options);
+    EXPECT_TRUE(ran) << "the ring declined a launch it offers";
+    if (ran)
+    {
+      expect_bitwise_equal(classic, to_host(out), "the ring's result against the classic engine's");
+    }
+  });
+  return classic;
+}
+
+TEST(RingStagedScan, counting_iterator_gives_the_closed_form)
+{
+  using program = staged_scan_program<sd::scan_kind::inclusive, long long, thrust::counting_iterator<long long>, long long*, thrust::plus<long long>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    const long long start = 17;
+    const std::vector<long long> classic = expect_staged_ring_matches_classic<sd::scan_kind::inclusive, long long, thrust::counting_iterator<long long>, long long>(
+      thrust::counting_iterator<long long>(start), n, thrust::plus<long long>{}, 0LL);
+    std::vector<long long> expected(n);
+    long long running = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      running += start + static_cast<long long>(i);
+      expected[i] = running;
+    }
+    expect_bitwise_equal(expected, classic, "the closed form");
+  }
+}
+
+struct scaled_and_shifted
+{
+  __host__ __device__ float operator()(float x) const
+  {
+    return 0.5f * x + 0.3f;
+  }
+};
+
+TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_keeps_the_classic_bits)
+{
+  using In      = thrust::transform_iterator<scaled_and_shifted, const float*>;
+  using program = staged_scan_program<sd::scan_kind::exclusive, float, In, float*, thrust::plus<float>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<float> host_in = spscan_test::random_values<float>(n, seed);
+    const thrust::device_vector<float> in(host_in.begin(), host_in.end());
+    const In first(thrust::raw_pointer_cast(in.data()), scaled_and_shifted{});
+    const std::vector<float> classic =
+      expect_staged_ring_matches_classic<sd::scan_kind::exclusive, float, In, float>(first, n, thrust::plus<float>{}, 1.25f);
+    // Floats: within a bound of the float64 scan (the bits are the classic engine's, checked above).
+    double running = 1.25, worst = 0, magnitude = 1;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      worst     = std::max(worst, std::abs(static_cast<double>(classic[i]) - running));
+      magnitude = std::max(magnitude, std::abs(running));
+      running += static_cast<double>(scaled_and_shifted{}(host_in[i]));
+    }
+    EXPECT_LE(worst, 1e-4 * magnitude) << "the float scan strays from the float64 one";
+  }
+}
+
+TEST(RingStagedScan, int8_input_into_int32_sums_the_sequential_fold)
+{
+  using program = staged_scan_program<sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t*, thrust::plus<std::int32_t>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<std::int8_t> host_in = spscan_test::random_values<std::int8_t>(n, seed);
+    const thrust::device_vector<std::int8_t> in(host_in.begin(), host_in.end());
+    const std::vector<std::int32_t> classic =
+      expect_staged_ring_matches_classic<sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t>(
+        thrust::raw_pointer_cast(in.data()), n, thrust::plus<std::int32_t>{}, 0);
+    std::vector<std::int32_t> expected(n);
+    std::int32_t running = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      running += host_in[i];
+      expected[i] = running;
+    }
+    expect_bitwise_equal(expected, classic, "the sequential fold");
+  }
+}
+
+// The public entry points at the ring's sizes: a counting_iterator input (which the library keeps
+// on the classic engine, bench/NOTES.md v12) gives the closed form.
+TEST(RingStagedScan, public_scan_of_a_counting_iterator_equals_the_closed_form)
+{
+  SPSCAN_REQUIRE_GPU();
+  for (const std::size_t n : {(std::size_t{5} << 20) + 7, (std::size_t{6} << 20)})
+  {
+    if (n > spscan_test::max_test_elements())
+    {
+      continue;
+    }
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    thrust::device_vector<std::int64_t> out(n);
+    poison(out);
+    spscan::inclusive_scan(thrust::device, thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n), out.begin());
+    const std::vector<std::int64_t> got = to_host(out);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      const std::int64_t k = static_cast<std::int64_t>(i);
+      wrong += got[i] != k * (k + 1) / 2;
+    }
+    EXPECT_EQ(0u, wrong);
+  }
+}
+
+} // namespace
