@@ -182,6 +182,31 @@ __global__ void fill_random(T* out, std::size_t n, std::uint64_t seed)
   }
 }
 
+// Every value from the hash of its index, all bits used (the selection benchmarks' input).
+template <class T>
+__global__ void fill_hashed(T* out, std::size_t n, std::uint64_t seed)
+{
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    out[i] = static_cast<T>(hash_index(seed ^ (i * 0xd1b54a32d192ed03ull)));
+  }
+}
+
+// Selects a value where its low 32 bits (random: the input is hashed), scaled to [0, 1000), fall
+// below the threshold (the selectivity in permille). One multiply: the predicate must not be
+// what is measured (a 64-bit modulo here once cost more than the memory traffic).
+template <class T>
+struct below_permille
+{
+  unsigned threshold;
+  __host__ __device__ bool operator()(const T& x) const
+  {
+    const std::uint64_t low = static_cast<std::uint32_t>(x);
+    return static_cast<unsigned>((low * 1000u) >> 32) < threshold;
+  }
+};
+
 unsigned grid_for(std::size_t n, int sm_count)
 {
   const std::size_t blocks = (n + 255) / 256;

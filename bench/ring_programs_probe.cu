@@ -40,29 +40,6 @@ struct options
   bool quick   = false;
 };
 
-// As select_bench: a value is selected where its low 32 bits, scaled to [0, 1000), fall below
-// the threshold.
-template <class T>
-struct below_permille
-{
-  unsigned threshold;
-  __host__ __device__ bool operator()(const T& x) const
-  {
-    const std::uint64_t low = static_cast<std::uint32_t>(x);
-    return static_cast<unsigned>((low * 1000u) >> 32) < threshold;
-  }
-};
-
-template <class T>
-__global__ void fill_hashed(T* out, std::size_t n, std::uint64_t seed)
-{
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-  {
-    out[i] = static_cast<T>(hash_index(seed ^ (i * 0xd1b54a32d192ed03ull)));
-  }
-}
-
 void print_row(const char* what, int log2n, double roofline, double classic, double ring, double cub, bool ok)
 {
   std::printf("%-22s 2^%-2d  roofline %9.2f us  classic %.3f  ring %.3f  cub %.3f  ring/classic %.2fx  ring/cub %.2fx  %s\n",

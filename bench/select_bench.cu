@@ -29,30 +29,6 @@ using namespace bench;
 namespace
 {
 
-// Selects a value where its low 32 bits (random: the input is hashed), scaled to [0, 1000), fall
-// below the threshold (the selectivity in permille). One multiply: the predicate must not be
-// what is measured (a 64-bit modulo here once cost more than the memory traffic).
-template <class T>
-struct below_permille
-{
-  unsigned threshold;
-  __host__ __device__ bool operator()(const T& x) const
-  {
-    const std::uint64_t low = static_cast<std::uint32_t>(x);
-    return static_cast<unsigned>((low * 1000u) >> 32) < threshold;
-  }
-};
-
-template <class T>
-__global__ void fill_distinct(T* out, std::size_t n, std::uint64_t seed)
-{
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-  {
-    out[i] = static_cast<T>(hash_index(seed ^ (i * 0xd1b54a32d192ed03ull)));
-  }
-}
-
 struct row
 {
   const char* type;
@@ -68,7 +44,7 @@ void run_type(const char* type, int reps, std::vector<row>& rows, int sm_count)
   const std::size_t max_n = std::size_t{1} << 28;
   device_array<T> in(max_n), out(max_n), reference(max_n), copy_target(max_n);
   device_array<std::int64_t> cub_count(1);
-  fill_distinct<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
+  fill_hashed<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
   CHECK_CUDA(cudaDeviceSynchronize());
   caching_allocator alloc;
   event_timer timer;

@@ -19,6 +19,7 @@
 #include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
+#include <support/ring.h>
 #include <support/noncommutative.h>
 
 namespace
@@ -32,27 +33,12 @@ using spscan_test::multiply_matrix2;
 
 using spscan_test::expect_bitwise_equal;
 using spscan_test::poison;
+using spscan_test::ring_stages_here;
 using spscan_test::to_host;
 
 // The scan program both engines run for T with op, in the shape the library picks for T.
 template <sd::scan_kind Kind, class T, class Op>
 using program_for = sd::scan_program_for<Kind, T, sd::scan_tuning<T, T, T>, T*, T*, Op>;
-
-template <class Program>
-int ring_stages_here()
-{
-  return sd::ring::current_ring_device<Program>().stages;
-}
-
-#define SKIP_WITHOUT_RING(Program)                                                                      \
-  do                                                                                                    \
-  {                                                                                                     \
-    SPSCAN_REQUIRE_GPU();                                                                               \
-    if (ring_stages_here<Program>() == 0)                                                               \
-    {                                                                                                   \
-      GTEST_SKIP() << "this GPU has no ring engine (it needs sm_90 or newer and the kernel built for it)"; \
-    }                                                                                                   \
-  } while (0)
 
 // Runs Program over `in` on the classic engine and on the ring with every option the device
 // allows; every ring result must carry the classic result's bits. Returns the classic result.

@@ -24,6 +24,7 @@
 #include <support/compare.h>
 #include <support/data.h>
 #include <support/gpu.h>
+#include <support/ring.h>
 
 namespace
 {
@@ -31,23 +32,8 @@ namespace
 namespace sd = spscan::detail;
 using spscan_test::expect_bitwise_equal;
 using spscan_test::poison;
+using spscan_test::ring_stages_here;
 using spscan_test::to_host;
-
-template <class Program>
-int ring_stages_here()
-{
-  return sd::ring::current_ring_device<Program>().stages;
-}
-
-#define SKIP_WITHOUT_RING(Program)                                                                      \
-  do                                                                                                    \
-  {                                                                                                     \
-    SPSCAN_REQUIRE_GPU();                                                                               \
-    if (ring_stages_here<Program>() == 0)                                                               \
-    {                                                                                                   \
-      GTEST_SKIP() << "this GPU has no ring engine (it needs sm_90 or newer and the kernel built for it)"; \
-    }                                                                                                   \
-  } while (0)
 
 // Every ring option a test runs: each depth the device allows, with one CTA per SM and with one
 // and three CTAs (then every CTA runs many tiles through every stage).

@@ -68,7 +68,6 @@ struct select_program
   static constexpr int items   = tuning::items;
   static constexpr int warps   = threads / warp_threads;
   static constexpr int segment = warp_threads * items;
-  static constexpr int rows    = items; // a segment's rows of 32 elements
   static_assert(items <= warp_threads, "row j's ballot is kept by lane j");
 
   static constexpr bool vector_layout = vector_layout_fits<InputIt, value*, items>; // tile_io.h
@@ -113,8 +112,8 @@ struct select_program
   __device__ static void
   select_staged(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
   {
-    const int valid             = at.valid() < segment ? (at.valid() > 0 ? at.valid() : 0) : segment;
-    const row_ballots ballots   = test_rows(p, at.first, at.lane, staged, valid);
+    const int valid           = at.valid() < segment ? (at.valid() > 0 ? at.valid() : 0) : segment;
+    const row_ballots ballots = test_rows(p, at.first, at.lane, staged, valid);
 
     // The tile's count and each warp's offset in it; then the count before the tile.
     add_counts add;
@@ -147,7 +146,7 @@ struct select_program
     for (int j = 0; j < valid_rows; ++j)
     {
       const int e              = j * warp_threads + lane;
-      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, first, staged, e));
+      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, first, staged.at(e), e));
       ballots.kept             = lane == j ? kept : ballots.kept;
       ballots.count += __popc(kept);
     }
@@ -188,23 +187,9 @@ struct select_program
     }
   }
 
-  // The predicate on element e of the segment that starts at input element `first`: on its value,
-  // or on its stencil element.
-  template <class Slice>
-  __device__ static bool test(params& p, std::size_t first, const Slice& staged, int e)
-  {
-    if constexpr (::cuda::std::is_same_v<StencilIt, no_stencil>)
-    {
-      return p.pred(staged.at(e));
-    }
-    else
-    {
-      return p.pred(p.stencil[static_cast<difference_of<StencilIt>>(first + static_cast<std::size_t>(e))]);
-    }
-  }
-
-  // The same for element e whose value is at hand.
-  __device__ static bool test_value(params& p, std::size_t first, const value& x, int e)
+  // The predicate on element e of the segment that starts at input element `first`, whose value
+  // is x: on the value, or on its stencil element (then x is not used, and its load goes unmade).
+  __device__ static bool test(params& p, std::size_t first, const value& x, int e)
   {
     if constexpr (::cuda::std::is_same_v<StencilIt, no_stencil>)
     {
@@ -280,7 +265,7 @@ struct select_program
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
       {
-        bits |= test_value(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
+        bits |= test(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
       }
     }
     std::uint32_t warp_count = __popc(bits);
@@ -409,7 +394,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     total,
     allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
   // The classic engine: on the ring (ring_reduce / ring_scan above) the selection measured
-  // 1.04-1.19x of it at 1% and 50% selected but 0.76x at 99% (int32, H100; bench/NOTES.md v12).
+  // 1.04-1.19x of it, but 0.77-0.90x with 99% of int32 selected (H100; bench/NOTES.md v12).
   with_fitting_shape<shapes>([&](auto shape) {
     launch_single_pass<typename decltype(shape)::type>(policy, params, n);
   });

@@ -1,0 +1,30 @@
+// The ring engine (detail/ring/) in the GPU tests: how deep a ring the device gives a program (0:
+// none, before sm_90 or without the kernel built for it), and the skip of tests that need one.
+#pragma once
+
+#include <spscan/spscan.h>
+
+#include <gtest/gtest.h>
+#include <support/gpu.h>
+
+namespace spscan_test
+{
+
+template <class Program>
+int ring_stages_here()
+{
+  return spscan::detail::ring::current_ring_device<Program>().stages;
+}
+
+} // namespace spscan_test
+
+// First statement of a test that needs the ring engine for Program.
+#define SKIP_WITHOUT_RING(Program)                                                                      \
+  do                                                                                                    \
+  {                                                                                                     \
+    SPSCAN_REQUIRE_GPU();                                                                               \
+    if (::spscan_test::ring_stages_here<Program>() == 0)                                                \
+    {                                                                                                   \
+      GTEST_SKIP() << "this GPU has no ring engine (it needs sm_90 or newer and the kernel built for it)"; \
+    }                                                                                                   \
+  } while (0)
