@@ -14,6 +14,7 @@
 static const char* bench_name = "ablation_bench";
 
 #include "ablation/block_scan_program.h"
+#include "ablation/csv.h"
 #include "ablation/device_schemes.h"
 #include "bench_support.h"
 
@@ -124,7 +125,7 @@ int main(int argc, char** argv)
   std::FILE* csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
   if (csv)
   {
-    std::fprintf(csv, "level,variant,log2n,ms,copy_ms,ratio,exact\n");
+    ablation::write_csv_header(csv);
   }
   event_timer timer;
   bool all_exact = true;
@@ -159,7 +160,7 @@ int main(int argc, char** argv)
       std::fflush(stdout);
       if (csv)
       {
-        std::fprintf(csv, "%s,%s,%d,%.6f,%.6f,%.4f,%d\n", v.level, v.name, log2n, ms, copy_ms, copy_ms / ms, exact ? 1 : 0);
+        ablation::write_csv_row(csv, {v.level, v.name, log2n, ms, copy_ms, exact});
       }
     }
     std::printf("\n");

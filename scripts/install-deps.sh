@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what spscan's build needs, where it is missing: CMake (>= 3.25), Ninja and GoogleTest
-# from the system's packages. The CUDA toolkit (nvcc 12.x/13.x with its CCCL) must already be
+# from the system's packages; matplotlib (Python) for the benchmark plots and their test. The CUDA toolkit (nvcc 12.x/13.x with its CCCL) must already be
 # installed; this script only checks for it.
 set -euo pipefail
 
@@ -35,4 +35,12 @@ if ! ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nc
   # NCCL is optional: without it only the sharded scans' test and benchmark are left out.
   python3 -m pip install --quiet "nvidia-nccl-cu${cuda_major}" ||
     echo "warning: NCCL could not be installed; the sharded scans' test and benchmark will not be built" >&2
+fi
+
+# matplotlib, for the benchmark plots (bench/plot_*.py) and the test that draws one
+# (tests/ablation_csv_test.cu, which skips without it).
+if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+  echo "installing: matplotlib (Python package)"
+  python3 -m pip install --quiet matplotlib ||
+    echo "warning: matplotlib could not be installed; the plots and the plot test will not run" >&2
 fi
