@@ -8,3 +8,4 @@
 #include <spscan/scan.h>
 #include <spscan/temporary_storage.h>
 #include <spscan/transform_scan.h>
+#include <spscan/version.h>
