@@ -30,7 +30,7 @@
 // device and stream, <spscan/temporary_storage.h>), synchronizing unless the policy is a
 // nosync one, and throwing thrust::system_error on CUDA errors. Everything else runs Thrust's own
 // implementation (see detail/route.h). binary_op must be associative; it need not be commutative.
-// Results are reproducible bit for bit from run to run (see README).
+// Results are reproducible bit for bit from run to run (docs/reproducibility.md).
 #pragma once
 
 #include <spscan/detail/scan.inl>

@@ -3,7 +3,7 @@
 
 #include <thrust/version.h>
 
-// Supported: CCCL 2.8 to 3.x (Thrust's version is CCCL's) with nvcc 12 or 13. The README lists the
+// Supported: CCCL 2.8 to 3.x (Thrust's version is CCCL's) with nvcc 12 or 13. docs/toolchains.md lists the
 // combinations that are built and tested. Stop here, with a message, rather than deep inside a
 // template that an older CCCL lacks.
 #if THRUST_VERSION < 200800 || THRUST_VERSION >= 400000

@@ -5,7 +5,7 @@
 // do not (sm_75: 64 KiB). There a call runs the reduced shape (tuning.h), built to fit the 48 KiB
 // every CUDA GPU grants, so no call has to fail or leave spscan for lack of shared memory. The
 // shape is part of the association of a floating-point result, so such a GPU gives other bits
-// than one that runs the primary shape (README, Reproducibility).
+// than one that runs the primary shape (docs/reproducibility.md).
 #pragma once
 
 #include <spscan/detail/config.h>
