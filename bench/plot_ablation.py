@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""Plot ablation_bench's CSV: throughput of every variant against the input size, one line per
-variant, with the copy of the same bytes as the ceiling.
+"""Plot ablation_bench's CSV: every variant's speed as a ratio to a copy of the same bytes (copy
+time / call time, measured in the same run) against log2 of the input size, one line per variant,
+one panel per level and element type, the copy's 1.0 drawn as the ceiling.
 
 usage: plot_ablation.py ABLATION.csv OUTPUT.png
        plot_ablation.py --check ABLATION.csv      (read and validate only; no matplotlib needed)
 
-Throughput counts what a scan must move: n int32 read plus n written (8 n bytes) per call time.
 The CSV is ablation_bench's (bench/ablation/csv.h): text fields quoted, as variant names hold commas.
 """
 
 import csv
 import sys
 
-COLUMNS = ["level", "variant", "log2n", "ms", "copy_ms", "ratio", "exact"]
+COLUMNS = ["level", "variant", "type", "log2n", "ms", "copy_ms", "ratio", "exact"]
 
 
 def read_rows(path):
@@ -32,6 +32,7 @@ def read_rows(path):
                     {
                         "level": row["level"],
                         "variant": row["variant"],
+                        "type": row["type"],
                         "log2n": int(row["log2n"]),
                         "ms": float(row["ms"]),
                         "copy_ms": float(row["copy_ms"]),
@@ -60,26 +61,35 @@ def plot(rows, output):
     matplotlib.use("Agg")  # render to a file; no display needed
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(10, 6))
-    copy = {}
-    for name in variants_in_order(rows):
-        points = [r for r in rows if r["variant"] == name]
-        sizes = [2 ** r["log2n"] for r in points]
-        rates = [8 * n / (r["ms"] * 1e-3) / 1e9 for n, r in zip(sizes, points)]
-        style = "-" if points[0]["level"] == "device" else "--"
-        axes.plot(sizes, rates, style, marker="o", markersize=3, label=name)
-        for n, r in zip(sizes, points):
-            copy.setdefault(n, []).append(8 * n / (r["copy_ms"] * 1e-3) / 1e9)
-    sizes = sorted(copy)
-    axes.plot(sizes, [sorted(copy[n])[len(copy[n]) // 2] for n in sizes], "k:", label="copy (same bytes)")
-    axes.set_xscale("log", base=2)
-    axes.set_xlabel("int32 elements")
-    axes.set_ylabel("GB/s (read + write)")
-    axes.set_title("Scan algorithms side by side (dashed: block level, solid: device level)")
-    axes.legend(fontsize=7, loc="upper left")
-    axes.grid(True, which="both", alpha=0.3)
+    # One panel per level and type: the device schemes for each type, the block scans (int32).
+    panels = []
+    for row in rows:
+        if (row["level"], row["type"]) not in panels:
+            panels.append((row["level"], row["type"]))
+    figure, axes_list = plt.subplots(1, len(panels), figsize=(7 * len(panels), 6.5), squeeze=False)
+    colors = plt.get_cmap("tab20").colors
+    for axes, (level, type_name) in zip(axes_list[0], panels):
+        of_panel = [r for r in rows if r["level"] == level and r["type"] == type_name]
+        for k, name in enumerate(variants_in_order(of_panel)):
+            points = [r for r in of_panel if r["variant"] == name]
+            axes.plot(
+                [r["log2n"] for r in points],
+                [r["ratio"] for r in points],
+                "-" if k < 20 else "--",
+                color=colors[k % 20],
+                marker="os^vD<>"[k % 7],
+                markersize=3,
+                label=name,
+            )
+        axes.axhline(1.0, color="k", linestyle=":", label="copy of the same bytes")
+        axes.set_ylim(0, 1.05)
+        axes.set_xlabel(f"log2 of the {type_name} elements")
+        axes.set_ylabel("copy time / call time")
+        axes.set_title(f"{level} level, {type_name}")
+        axes.legend(fontsize=6, loc="lower right" if level == "device" else "upper left")
+        axes.grid(True, alpha=0.3)
     figure.tight_layout()
-    figure.savefig(output, dpi=120)
+    figure.savefig(output, dpi=110)
 
 
 def main():

@@ -61,7 +61,7 @@ std::string write_fixture()
   {
     for (const int log2n : {16, 18})
     {
-      ablation::write_csv_row(csv, {level, name, log2n, 0.0125 * log2n, 0.01 * log2n, true});
+      ablation::write_csv_row(csv, {level, name, "int32", log2n, 0.0125 * log2n, 0.01 * log2n, true});
     }
   }
   std::fclose(csv);
@@ -87,8 +87,8 @@ TEST(AblationCsv, the_plot_script_rejects_variant_names_written_unquoted)
   const std::string path = scratch_path("unquoted.csv");
   {
     std::ofstream csv(path);
-    csv << "level,variant,log2n,ms,copy_ms,ratio,exact\n";
-    csv << "block,Kogge-Stone, 1 per thread,16,0.2,0.16,0.8,1\n";
+    csv << "level,variant,type,log2n,ms,copy_ms,ratio,exact\n";
+    csv << "block,Kogge-Stone, 1 per thread,int32,16,0.2,0.16,0.8,1\n";
   }
   const command_result read = run("python3 " + plot_script + " --check " + path);
   EXPECT_NE(0, read.status) << "an unquoted comma splits the variant's name into two fields: " << read.output;
