@@ -15,11 +15,16 @@
 // look-back depth (windows per look-back read), what the reproducible left fold of the
 // look-back costs against a timing-dependent tree fold (with reruns compared bit for bit), and, at
 // mid sizes (2^20-2^26), smaller tiles and deeper reads against the library's shape and CUB.
+// The ring section traces the ring engine's tiles the same way (ring/ring_driver.h: the producer's
+// id, loaded, aggregate published, prefix found by the prefix warp, scan squad started, done) for
+// the scan and the selection, and shows whether the ring ran full.
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, latency, depth, fold, shape or mid)
+//        sm, the six times in ns; SECTION: trace, ring, latency, depth, fold, shape or mid)
 
 #include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/select_program.h>
+#include <spscan/detail/ring/ring_launch.h>
 #include <spscan/scan.h>
 
 #include <thrust/system/cuda/execution_policy.h>
@@ -39,7 +44,7 @@
 namespace
 {
 
-__device__ unsigned long long* timeline_trace = nullptr; // [tile][8]: six stages, -, SM
+__device__ unsigned long long* timeline_trace = nullptr; // [tile][8]: six stages, CTA, SM
 
 __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
 {
@@ -53,6 +58,7 @@ __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
     {
       unsigned sm;
       asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      trace[tile * 8 + 6] = blockIdx.x;
       trace[tile * 8 + 7] = sm;
     }
   }
@@ -573,12 +579,201 @@ void latency_probe(cudaStream_t stream)
   cudaStreamDestroy(other);
 }
 
+
+// The ring engine (ring/ring_driver.h), tile by tile: the trace hook's six stages are there the
+// producer's id, the reduce squad finding the tile loaded, its aggregate published, the prefix
+// warp's prefix, the scan squad's start and its first thread's end. A CTA reuses a stage every
+// `stages` tiles, so the wait of the producer for a stage shows whether the ring ran full.
+template <class Program>
+void ring_trace_case(const char* name, int log2n, const typename Program::params& params, std::size_t n, const void* in,
+                     void* out, spscan::detail::ring::ring_options options, double roofline_ms, cudaStream_t stream,
+                     const std::string& csv_dir)
+{
+  namespace sd              = spscan::detail;
+  const std::size_t tiles   = (n + Program::tuning::tile_items - 1) / Program::tuning::tile_items;
+  single_block_allocator alloc(tiles * 32 + (1 << 20));
+  auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
+  bool ran                  = true;
+  auto run                  = [&] { ran = sd::ring::launch_ring<Program>(policy, params, n, in, out, &options) && ran; };
+  const int reps            = 30;
+  unsigned long long* trace = nullptr;
+  check(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)), "cudaMalloc");
+  unsigned long long* off = nullptr;
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  const double plain_ms = median_ms(stream, run, reps);
+  check(cudaMemcpyToSymbol(timeline_trace, &trace, sizeof(trace)), "cudaMemcpyToSymbol");
+  const double traced_ms = median_ms(stream, run, reps);
+  check(cudaStreamSynchronize(stream), "sync");
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  if (!ran)
+  {
+    std::printf("\nring %s 2^%d: the ring declined the launch\n", name, log2n);
+    cudaFree(trace);
+    return;
+  }
+  std::vector<unsigned long long> t(tiles * 8);
+  check(cudaMemcpy(t.data(), trace, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(trace);
+  // The last tile, if partial, runs the classic way and records only some stages: left out.
+  const std::size_t traced = n % Program::tuning::tile_items == 0 ? tiles : tiles - 1;
+  unsigned long long origin = ~0ull, end = 0;
+  for (std::size_t i = 0; i < traced; ++i)
+  {
+    origin = std::min(origin, t[i * 8 + 0]);
+    end    = std::max(end, t[i * 8 + 5]);
+  }
+  auto at = [&](std::size_t i, int stage) { return double(t[i * 8 + stage] - origin) * 1e-3; }; // us
+  std::vector<double> load, reduce, prefix, prefix_after_aggregate, scan_queue, scan, life, stage_wait, interval;
+  std::vector<std::vector<std::size_t>> by_cta;
+  for (std::size_t i = 0; i < traced; ++i)
+  {
+    load.push_back(at(i, 1) - at(i, 0));
+    reduce.push_back(at(i, 2) - at(i, 1));
+    prefix.push_back(at(i, 3) - at(i, 0));
+    prefix_after_aggregate.push_back(at(i, 3) - at(i, 2));
+    scan_queue.push_back(at(i, 4) - std::max(at(i, 2), at(i, 3)));
+    scan.push_back(at(i, 5) - at(i, 4));
+    life.push_back(at(i, 5) - at(i, 0));
+    const std::size_t cta = t[i * 8 + 6];
+    if (cta >= by_cta.size())
+    {
+      by_cta.resize(cta + 1);
+    }
+    by_cta[cta].push_back(i); // ids rise with time within a CTA
+  }
+  for (const auto& mine : by_cta)
+  {
+    for (std::size_t k = 1; k < mine.size(); ++k)
+    {
+      interval.push_back(at(mine[k], 0) - at(mine[k - 1], 0));
+      if (k >= static_cast<std::size_t>(options.stages))
+      {
+        stage_wait.push_back(at(mine[k], 0) - at(mine[k - options.stages], 5));
+      }
+    }
+  }
+  std::printf("\nring %s 2^%d (%d CTAs per SM, %d stages): %zu tiles; roofline %.4f ms; plain %.4f ms (%.3f), traced %.4f ms (%.3f); "
+              "span %.1f us\n",
+              name, log2n, options.ctas_per_sm, options.stages, tiles, roofline_ms, plain_ms, roofline_ms / plain_ms, traced_ms,
+              roofline_ms / traced_ms, double(end - origin) * 1e-3);
+  std::printf("  %-52s %8s %8s %8s  (us)\n", "stage", "p10", "p50", "p90");
+  auto line = [](const char* what, const std::vector<double>& v) {
+    if (v.empty())
+    {
+      return;
+    }
+    const percentiles p = of(v);
+    std::printf("  %-52s %8.2f %8.2f %8.2f\n", what, p.p10, p.p50, p.p90);
+  };
+  line("id -> loaded, seen by the reduce squad", load);
+  line("loaded -> aggregate published", reduce);
+  line("id -> prefix found", prefix);
+  line("aggregate -> prefix found", prefix_after_aggregate);
+  line("later of aggregate and prefix -> scan squad starts", scan_queue);
+  line("scan squad starts -> its first thread done", scan);
+  line("lifetime (id -> done)", life);
+  line("stage's previous tile done -> next id (< 0: ring full)", stage_wait);
+  line("between a CTA's consecutive ids", interval);
+  if (!csv_dir.empty())
+  {
+    const std::string path = csv_dir + "/ring-" + name + "-" + std::to_string(log2n) + ".csv";
+    if (FILE* f = std::fopen(path.c_str(), "w"))
+    {
+      std::fprintf(f, "tile,cta,sm,id,loaded,aggregate,prefix,scan_start,done\n");
+      for (std::size_t i = 0; i < traced; ++i)
+      {
+        std::fprintf(f, "%zu,%llu,%llu", i, t[i * 8 + 6], t[i * 8 + 7]);
+        for (int stage = 0; stage < 6; ++stage)
+        {
+          std::fprintf(f, ",%llu", t[i * 8 + stage] - origin);
+        }
+        std::fprintf(f, "\n");
+      }
+      std::fclose(f);
+    }
+  }
+}
+
+// Hashed values, so that a threshold selects a given share of them.
+__global__ void fill_hashed(std::uint32_t* out, std::size_t n)
+{
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  {
+    std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    out[i] = static_cast<std::uint32_t>(x >> 32);
+  }
+}
+
+struct below_share
+{
+  std::uint32_t threshold;
+  __host__ __device__ bool operator()(std::uint32_t x) const
+  {
+    return x < threshold;
+  }
+};
+
+void ring_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  namespace sd = spscan::detail;
+  for (const int log2n : {24, 28})
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    std::uint32_t *in = nullptr, *out = nullptr;
+    std::uint64_t* total = nullptr;
+    check(cudaMalloc(&in, n * sizeof(std::uint32_t)), "cudaMalloc");
+    check(cudaMalloc(&out, n * sizeof(std::uint32_t)), "cudaMalloc");
+    check(cudaMalloc(&total, sizeof(std::uint64_t)), "cudaMalloc");
+    fill_hashed<<<1024, 256, 0, stream>>>(in, n);
+    check(cudaGetLastError(), "fill");
+    const auto copy_ms = [&](std::size_t bytes) {
+      return median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream), "copy"); }, 30);
+    };
+    {
+      using program = sd::scan_program_for<sd::scan_kind::inclusive, std::uint32_t, traced<sd::scan_tuning<std::uint32_t, std::uint32_t, std::uint32_t>>,
+                                           const std::uint32_t*, std::uint32_t*, thrust::plus<std::uint32_t>>;
+      const auto params  = sd::make_scan_params<sd::scan_kind::inclusive, std::uint32_t>(static_cast<const std::uint32_t*>(in), n, out,
+                                                                                         thrust::plus<std::uint32_t>{}, 0u);
+      const auto options = sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>());
+      ring_trace_case<program>("scan uint32", log2n, params, n, in, out, options, copy_ms(n * 4), stream, csv_dir);
+    }
+    for (const unsigned percent : {1u, 50u})
+    {
+      using program = sd::select_program_for<false, traced<sd::select_tuning<std::uint32_t>>, std::uint32_t*, sd::no_stencil,
+                                             std::uint32_t*, std::uint32_t*, below_share>;
+      const below_share pred{static_cast<std::uint32_t>((std::uint64_t{1} << 32) * percent / 100)};
+      const typename program::params params{in, sd::no_stencil{}, out, out, n, pred, total, true};
+      const auto device = sd::ring::current_ring_device<program>();
+      const double roofline = copy_ms(n * 4 * (100 + percent) / 200);
+      const std::string name = "select uint32 " + std::to_string(percent) + "%";
+      for (const int per_sm : {1, 2})
+      {
+        const sd::ring::ring_options options{device.stages_for(per_sm), true, 0, per_sm};
+        ring_trace_case<program>((name + (per_sm == 1 ? " 1/SM" : " 2/SM")).c_str(), log2n, params, n, in, nullptr, options, roofline,
+                                 stream, csv_dir);
+      }
+      // Half the tile (16 per thread, 16 KiB), twice the stages: whether the ring's depth holds it.
+      using small_tiles = sd::select_program_for<false, traced<sd::tile_shape<4, 64, 5>>, std::uint32_t*, sd::no_stencil,
+                                                 std::uint32_t*, std::uint32_t*, below_share>;
+      const typename small_tiles::params small_params{in, sd::no_stencil{}, out, out, n, pred, total, true};
+      const auto small_device = sd::ring::current_ring_device<small_tiles>();
+      ring_trace_case<small_tiles>((name + " 16 KiB tiles 1/SM").c_str(), log2n, small_params, n, in, nullptr,
+                                   sd::ring::ring_options{small_device.stages, true, 0, 1}, roofline, stream, csv_dir);
+    }
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(total);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -588,7 +783,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -604,6 +799,10 @@ int main(int argc, char** argv)
     run_case<std::int32_t>("int32", 24, stream, csv_dir);
     run_case<std::int64_t>("int64", 28, stream, csv_dir);
     run_case<std::int8_t>("int8", 30, stream, csv_dir);
+  }
+  if (section("ring"))
+  {
+    ring_section(stream, csv_dir);
   }
   if (section("mid"))
   {

@@ -35,17 +35,21 @@ using spscan_test::poison;
 using spscan_test::ring_stages_here;
 using spscan_test::to_host;
 
-// Every ring option a test runs: each depth the device allows, with one CTA per SM and with one
-// and three CTAs (then every CTA runs many tiles through every stage).
+// Every ring option a test runs: one and (where the program has that kernel) two CTAs per SM,
+// each depth the device allows them, with every SM's CTAs and with one and three CTAs (then every
+// CTA runs many tiles through every stage).
 template <class Program, class Run>
 void for_each_ring_option(Run&& run)
 {
-  for (int stages = sd::ring::min_stages; stages <= ring_stages_here<Program>(); ++stages)
+  for (const int per_sm : {1, 2})
   {
-    for (const int ctas : {0, 1, 3})
+    for (int stages = sd::ring::min_stages; stages <= ring_stages_here<Program>(per_sm); ++stages)
     {
-      SCOPED_TRACE(::testing::Message() << stages << " stages, CTAs " << ctas);
-      run(sd::ring::ring_options{stages, true, ctas});
+      for (const int ctas : {0, 1, 3})
+      {
+        SCOPED_TRACE(::testing::Message() << per_sm << " CTAs per SM, " << stages << " stages, CTAs " << ctas);
+        run(sd::ring::ring_options{stages, true, ctas, per_sm});
+      }
     }
   }
 }

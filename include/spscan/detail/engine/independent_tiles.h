@@ -87,7 +87,7 @@ void launch_independent_tiles(cudaStream_t stream, const typename Program::param
   constexpr std::size_t shared_bytes = sizeof(typename Program::shared_storage);
   static_assert(shared_bytes <= 48 * 1024, "spscan: an independent tile must fit the shared memory every GPU grants");
   cudaGetLastError(); // an earlier, unrelated error is not this launch's
-  prepare_kernel(independent_tiles_kernel<Program>, shared_bytes);
+  prepare_kernel<independent_tiles_kernel<Program>>(shared_bytes);
   independent_tiles_kernel<Program><<<static_cast<unsigned>(tiles), Program::tuning::threads, shared_bytes, stream>>>(
     independent_tiles_params<Program>{program, aggregates});
   throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");

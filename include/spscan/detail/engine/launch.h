@@ -23,9 +23,10 @@ constexpr std::size_t shared_bytes_of = sizeof(driver_shared<Program>);
 
 // Prepares a kernel, once per device and context (a reset forgets it): allows it its dynamic
 // shared memory and asks for the largest shared-memory carveout (the tile stays in shared memory,
-// and the SM's default split would hold fewer CTAs than its registers allow).
-template <class Kernel>
-void prepare_kernel(Kernel kernel, std::size_t shared_bytes)
+// and the SM's default split would hold fewer CTAs than its registers allow). The kernel is a
+// template argument so that each kernel, not each kernel signature, keeps its own record.
+template <auto kernel>
+void prepare_kernel(std::size_t shared_bytes)
 {
   constexpr int max_devices = 64;
   static std::atomic<unsigned long long> prepared_in[max_devices]; // context id; 0: not yet
@@ -89,7 +90,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     cudaGetLastError();
     constexpr std::size_t shared_bytes = shared_bytes_of<Program>;
     constexpr unsigned cta_threads     = cta_threads_of<Program>;
-    prepare_kernel(single_pass_kernel<Program>, shared_bytes);
+    prepare_kernel<single_pass_kernel<Program>>(shared_bytes);
     if (p.tiles == 1)
     {
       single_pass_kernel<Program><<<1, cta_threads, shared_bytes, stream>>>(p);

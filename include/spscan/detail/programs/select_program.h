@@ -50,6 +50,7 @@ struct select_params
 
 struct add_counts
 {
+  static constexpr bool exact_association = true; // integer sums (engine/exact_association.h)
   __device__ std::uint64_t operator()(std::uint64_t earlier, std::uint64_t later) const
   {
     return earlier + later;
@@ -216,6 +217,9 @@ struct select_program
   static constexpr bool ring_copies_input      = true;
   static constexpr bool ring_stores_by_copy    = false; // results go where the count says
   static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
+  // Two CTAs per SM (ring_launch.h): two scan squads. H100, 2^28, against one: int32 1% selected
+  // 0.84 / 0.76 of the roofline, 50% 0.75 / 0.76, 99% 0.63 / 0.70 (bench/NOTES.md v15).
+  static constexpr int ring_ctas_per_sm = 2;
   static constexpr int per_word                = vectors::per_word;
   static constexpr int word_rows               = vectors::words_per_lane;
 
@@ -305,39 +309,63 @@ struct select_program
     const vectors staged        = ring_slice(stage, rank);
     const std::uint32_t bits    = storage.lane_bits[rank];
     constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
+    // Selected elements of each row before this lane's word: the rows' warp scans run side by
+    // side, two rows to a 32-bit word (16-bit fields: a row holds at most 32 * per_word <= 1024),
+    // so that their exchanges overlap instead of waiting on each other row after row.
+    constexpr int pairs = (word_rows + 1) / 2;
+    std::uint32_t counts[pairs], through[pairs], totals[pairs];
+#pragma unroll
+    for (int q = 0; q < pairs; ++q)
+    {
+      const std::uint32_t low  = __popc((bits >> (2 * q * per_word)) & row_mask);
+      const std::uint32_t high = 2 * q + 1 < word_rows ? __popc((bits >> ((2 * q + 1) * per_word)) & row_mask) : 0u;
+      counts[q]                = low | high << 16;
+      through[q]               = counts[q];
+    }
+#pragma unroll
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+#pragma unroll
+      for (int q = 0; q < pairs; ++q)
+      {
+        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through[q], offset);
+        through[q] += lane >= offset ? lower : 0u;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < pairs; ++q)
+    {
+      totals[q] = __shfl_sync(0xffffffffu, through[q], warp_threads - 1);
+    }
     std::uint64_t row_start = tile_before + storage.warp_offset[rank / warp_threads]; // selected before the row
 #pragma unroll
     for (int r = 0; r < word_rows; ++r)
     {
-      const std::uint32_t row_bits = (bits >> (r * per_word)) & row_mask;
-      // Selected elements of this row before this lane's word: a warp scan of the lanes' counts.
-      const std::uint32_t count = __popc(row_bits);
-      std::uint32_t through     = count;
-#pragma unroll
-      for (int offset = 1; offset < warp_threads; offset *= 2)
-      {
-        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through, offset);
-        through += lane >= offset ? lower : 0u;
-      }
-      const std::uint64_t word_start = row_start + (through - count);
+      const int shift               = (r % 2) * 16;
+      const std::uint32_t row_bits  = (bits >> (r * per_word)) & row_mask;
+      const std::uint32_t before    = ((through[r / 2] - counts[r / 2]) >> shift) & 0xffffu;
+      const std::uint64_t word_start = row_start + before;
       const int word                 = r * warp_threads + lane;
-      value elements[per_word];
-      staged.word_elements(word, elements);
-#pragma unroll
-      for (int k = 0; k < per_word; ++k)
+      if (Partition || row_bits != 0)
       {
-        const std::uint64_t selected_before = word_start + __popc(row_bits & ((1u << k) - 1u));
-        if ((row_bits >> k) & 1u)
+        value elements[per_word];
+        staged.word_elements(word, elements);
+#pragma unroll
+        for (int k = 0; k < per_word; ++k)
         {
-          p.selected[static_cast<difference_of<SelectedIt>>(selected_before)] = elements[k];
-        }
-        else if constexpr (Partition)
-        {
-          const std::size_t e = first + static_cast<std::size_t>(word * per_word + k);
-          p.rejected[static_cast<difference_of<RejectedIt>>(e - selected_before)] = elements[k];
+          const std::uint64_t selected_before = word_start + __popc(row_bits & ((1u << k) - 1u));
+          if ((row_bits >> k) & 1u)
+          {
+            p.selected[static_cast<difference_of<SelectedIt>>(selected_before)] = elements[k];
+          }
+          else if constexpr (Partition)
+          {
+            const std::size_t e = first + static_cast<std::size_t>(word * per_word + k);
+            p.rejected[static_cast<difference_of<RejectedIt>>(e - selected_before)] = elements[k];
+          }
         }
       }
-      row_start += __shfl_sync(0xffffffffu, through, warp_threads - 1);
+      row_start += (totals[r / 2] >> shift) & 0xffffu;
     }
   }
 };

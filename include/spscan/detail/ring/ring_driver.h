@@ -25,6 +25,12 @@
 // then only hands out tile ids. Results that do not leave as the stage's image (a selection's,
 // whose places depend on the prefix) are stored by the scan squad's threads.
 //
+// A probe may trace each tile through the ring (a tuning's trace hook, engine/tuning.h; the library
+// names none, and the hook then compiles to nothing): trace_started when the producer has its id,
+// trace_staged when the reduce squad finds it loaded, trace_aggregate when its aggregate is
+// published, trace_prefix_found when the prefix warp has its prefix, trace_prefix_published when
+// the scan squad starts on it, trace_stored when the scan squad's first thread is done with it.
+//
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
 //   ring_tile_bytes                   the input's bytes in a whole tile
 //   ring_copies_input                 whether the producer brings a tile into its stage by bulk
@@ -97,8 +103,15 @@ struct ring_options
 {
   int stages;
   bool stores_by_threads;
-  int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
+  int ctas        = 0; // 0: ctas_per_sm per SM; fewer only in tests (more tiles per CTA, every stage reused)
+  int ctas_per_sm = 1; // 1, or 2 for programs whose warps issue many instructions per element
 };
+
+// Windows of 32 tile states the prefix warp reads at once: a CTA's next tile is about as many
+// tiles past its previous one as there are CTAs, and the gap is read in one round trip while it
+// fits (8 windows: 256 CTAs; with 4, 132 CTAs took two rounds a tile and the prefix warp held
+// every program to ~2.7 us a tile, bench/NOTES.md v13).
+constexpr int prefix_read_windows = 8;
 
 // A tile id past the last tile: the producer's word that the CTA is done.
 constexpr std::size_t no_more_tiles = ~std::size_t{0};
@@ -188,6 +201,7 @@ public:
   using layout  = ring_layout<Program>;
   using control = typename layout::control;
   using carry   = typename Program::carry;
+  using trace   = trace_hook_of<typename Program::tuning>;
 
   __device__ ring_driver(driver_params<Program>& p, const tile_tensors& tensors, ring_options options, unsigned char* shared)
       : p_(p)
@@ -270,6 +284,10 @@ private:
           device_atomic_ref<std::uint32_t>(*p_.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
         tile   = id < p_.tiles ? std::size_t{id} : no_more_tiles;
         c.tile = tile;
+        if (tile != no_more_tiles)
+        {
+          trace::record(tile, trace_started);
+        }
         c.id_known.arrive();
         bool copying = false;
         if constexpr (Program::ring_copies_input)
@@ -317,11 +335,16 @@ private:
       }
       else
       {
+        if (threadIdx.x == 0)
+        {
+          trace::record(tile, trace_staged);
+        }
         const ring_tile_context<Program> context(p_, c, tile, at.parity);
         const carry aggregate = Program::ring_reduce(p_.program, stage(at.stage), c.program, context);
         if (threadIdx.x == 0)
         {
           p_.tiles_state.publish(tile, status_aggregate, aggregate);
+          trace::record(tile, trace_aggregate);
         }
         c.reduced.arrive();
       }
@@ -338,7 +361,7 @@ private:
     {
       prefix.value = Program::initial_prefix(p_.program);
     }
-    forward_lanes<carry, Program::tuning::look_back_depth * 2> lanes;
+    forward_lanes<carry, prefix_read_windows> lanes;
     ring_cursor at{stages_};
     for (;;)
     {
@@ -363,6 +386,7 @@ private:
         {
           *reinterpret_cast<carry*>(c.prefix) = prefix.value;
         }
+        trace::record(tile, trace_prefix_found);
         c.prefixed.arrive();
       }
       at.advance();
@@ -395,6 +419,10 @@ private:
         {
           c.prefixed.wait(at.parity);
         }
+        if (rank == 0)
+        {
+          trace::record(tile, trace_prefix_published);
+        }
         Program::ring_scan(p_.program, stage(at.stage), c.program, rank, context, prefix);
         if (!Program::ring_stores_by_copy || stores_by_threads_)
         {
@@ -405,6 +433,10 @@ private:
             // The copy engine refills the stage after this thread's writes to it (the results,
             // in place): they are ordered before its accesses only by this fence.
             fence_shared_for_bulk_copies();
+          }
+          if (rank == 0)
+          {
+            trace::record(tile, trace_stored);
           }
           c.released.arrive();
           at.advance();
@@ -504,8 +536,9 @@ __device__ void store_tile_image(const CUtensorMap& map, const void* stage, std:
   }
 }
 
-template <class Program>
-SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
+// CtasPerSm CTAs share an SM (1 or 2): the registers of that many must fit it.
+template <class Program, int CtasPerSm>
+SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, CtasPerSm)
   ring_kernel(driver_params<Program> p, ring_options options, const __grid_constant__ tile_tensors tensors)
 {
   NV_IF_TARGET(NV_PROVIDES_SM_90, ({

@@ -19,10 +19,14 @@
 //                                      first + 32 w + l where that is below end, else nothing
 //   std::uint32_t published(int w)     lanes of window w that read a published state
 //   Accum value(int w, int lane)       that lane's value, in every lane
+//   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in any
+//                                      association (used only for exactly associative operators,
+//                                      engine/exact_association.h, where it equals the left fold)
 //   void pause()                       back off before reading again
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/exact_association.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
 
@@ -53,6 +57,45 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
   return run;
 }
 
+// Folds lanes [0, run) of window w onto the prefix, one after the other. The window's values
+// reach every lane a chunk at a time (independent exchanges), then the chain of ops runs through
+// the chunk in order; chunks keep few values live (the kernels with two CTAs per SM have 56
+// registers a thread).
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class Accum, class Op>
+SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
+{
+  constexpr int lanes_per_window = warp_threads;
+  constexpr int chunk            = 8;
+  const int from                 = !prefix.present && run > 0 ? 1 : 0;
+  if (from == 1)
+  {
+    prefix.value   = lanes.value(w, 0);
+    prefix.present = true;
+  }
+#pragma unroll
+  for (int c = 0; c < lanes_per_window; c += chunk)
+  {
+    if (c < run)
+    {
+      Accum values[chunk];
+#pragma unroll
+      for (int j = 0; j < chunk; ++j)
+      {
+        values[j] = lanes.value(w, c + j);
+      }
+#pragma unroll
+      for (int j = 0; j < chunk; ++j)
+      {
+        if (c + j >= from && c + j < run)
+        {
+          prefix.value = op(prefix.value, values[j]);
+        }
+      }
+    }
+  }
+}
+
 // Folds the aggregates of tiles [prefix.next, to) onto the prefix, waiting for those that are not
 // published yet. Called by a whole warp with the same arguments; every lane ends with the result.
 _CCCL_EXEC_CHECK_DISABLE
@@ -73,28 +116,19 @@ SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefi
         // The run of published aggregates at the window's start is folded; the first gap ends
         // this read.
         const int run = leading_run(lanes.published(w));
-        // The window's values reach every lane first (independent exchanges), then the chain of
-        // ops runs through them in order.
-        Accum values[lanes_per_window];
-#pragma unroll
-        for (int j = 0; j < lanes_per_window; ++j)
+        if constexpr (exactly_associative<Accum, Op>)
         {
-          values[j] = lanes.value(w, j);
-        }
-        int from = 0;
-        if (!prefix.present && run > 0)
-        {
-          prefix.value   = values[0];
-          prefix.present = true;
-          from           = 1;
-        }
-#pragma unroll
-        for (int j = 0; j < lanes_per_window; ++j)
-        {
-          if (j >= from && j < run)
+          // Any grouping gives the left fold's bits: the run is added in a tree.
+          if (run > 0)
           {
-            prefix.value = op(prefix.value, values[j]);
+            const Accum total = lanes.reduce(w, run, op);
+            prefix.value      = prefix.present ? op(prefix.value, total) : total;
+            prefix.present    = true;
           }
+        }
+        else
+        {
+          fold_run_in_order(lanes, prefix, w, run, op);
         }
         prefix.next += static_cast<std::size_t>(run);
         progressed = progressed || run > 0;
@@ -140,6 +174,22 @@ public:
   __device__ Accum value(int w, int lane) const
   {
     return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
+  }
+  template <class Op>
+  __device__ Accum reduce(int w, int run, Op& op) const
+  {
+    const int lane = static_cast<int>(threadIdx.x % warp_threads);
+    Accum total    = snapshot(w).value;
+#pragma unroll
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+      const Accum later = cub::ShuffleDown<warp_threads>(total, offset, warp_threads - 1, 0xffffffffu);
+      if (lane + offset < run)
+      {
+        total = op(total, later);
+      }
+    }
+    return cub::ShuffleIndex<warp_threads>(total, 0, 0xffffffffu);
   }
   // Short pauses: the aggregates waited for are those of tiles being reduced at this moment.
   __device__ void pause()
