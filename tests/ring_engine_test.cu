@@ -1,8 +1,8 @@
 // The ring engine (detail/ring/) on the GPU: every result bit for bit the classic engine's for the
 // same input and tile shape (the same association), integers also equal to a sequential host fold,
-// for every ring depth the device allows and both ways of storing a tile; every scan kind, in place,
-// non-commutative operators with packed and split tile states, and the public entry points that
-// choose the engine by device and size. Skips visibly without a GPU, and where the GPU has no ring
+// for the shallowest, a middle and the deepest ring the device allows and both ways of storing a
+// tile; every scan kind, in place, non-commutative operators with packed and split tile states,
+// and the public entry points that choose the engine by device and size. Skips visibly without a GPU, and where the GPU has no ring
 // (before sm_90), the ring-only cases skip with that reason.
 #include <spscan/spscan.h>
 
@@ -40,8 +40,8 @@ using spscan_test::to_host;
 template <sd::scan_kind Kind, class T, class Op>
 using program_for = sd::scan_program_for<Kind, T, sd::scan_tuning<T, T, T>, T*, T*, Op>;
 
-// Runs Program over `in` on the classic engine and on the ring with every option the device
-// allows; every ring result must carry the classic result's bits. Returns the classic result.
+// Runs Program over `in` on the classic engine and on the ring with the options the device allows
+// (three depths, both stores, three CTA counts); every ring result must carry the classic result's bits. Returns the classic result.
 template <class Program, class T>
 std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const typename Program::params& like, bool in_place = false)
 {
@@ -58,8 +58,7 @@ std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const 
   sd::launch_single_pass<Program>(policy, classic_params, n);
   const std::vector<T> classic = to_host(classic_out);
 
-  const int deepest = ring_stages_here<Program>();
-  for (int stages = sd::ring::min_stages; stages <= deepest; ++stages)
+  for (const int stages : spscan_test::ring_depths_to_test(ring_stages_here<Program>()))
   {
     for (const bool by_threads : {false, true})
     {

@@ -36,14 +36,14 @@ using spscan_test::ring_stages_here;
 using spscan_test::to_host;
 
 // Every ring option a test runs: one and (where the program has that kernel) two CTAs per SM,
-// each depth the device allows them, with every SM's CTAs and with one and three CTAs (then every
-// CTA runs many tiles through every stage).
+// the shallowest, a middle and the deepest ring the device allows them, with every SM's CTAs and
+// with one and three CTAs (then every CTA runs many tiles through every stage).
 template <class Program, class Run>
 void for_each_ring_option(Run&& run)
 {
   for (const int per_sm : {1, 2})
   {
-    for (int stages = sd::ring::min_stages; stages <= ring_stages_here<Program>(per_sm); ++stages)
+    for (const int stages : spscan_test::ring_depths_to_test(ring_stages_here<Program>(per_sm)))
     {
       for (const int ctas : {0, 1, 3})
       {

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <support/gpu.h>
 
+#include <vector>
+
 namespace spscan_test
 {
 
@@ -14,6 +16,21 @@ template <class Program>
 int ring_stages_here(int ctas_per_sm = 1)
 {
   return spscan::detail::ring::current_ring_device<Program>().stages_for(ctas_per_sm);
+}
+
+// The ring depths a test runs with `deepest` stages available: the shallowest, the deepest and one
+// between (every depth made the sanitizer runs too slow once small tiles allowed 12).
+inline std::vector<int> ring_depths_to_test(int deepest)
+{
+  std::vector<int> depths;
+  for (const int stages : {spscan::detail::ring::min_stages, (spscan::detail::ring::min_stages + deepest) / 2, deepest})
+  {
+    if (stages >= spscan::detail::ring::min_stages && stages <= deepest && (depths.empty() || depths.back() != stages))
+    {
+      depths.push_back(stages);
+    }
+  }
+  return depths;
 }
 
 } // namespace spscan_test
