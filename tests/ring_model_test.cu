@@ -15,7 +15,11 @@
 // whose rounding shows any other grouping), the stage a scanner reads still holds its own tile
 // (no stage refilled before its release), and every tile is scanned exactly once.
 //
-// Planted bugs, each of which the model must catch: the fold's operands swapped; a CTA that skips
+// Integer sums declared exact take the prefix thread's other path, a tree per run of aggregates,
+// and must give the same prefixes.
+//
+// Planted bugs, each of which the model must catch: the fold's operands swapped; a tree (for an
+// exact operator) that leaves out a run's last aggregate; a CTA that skips
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
 // before the value; a producer that refills a stage before the scanner has released it; and the
 // first CTA to finish (not the last) clearing the states. A schedule that does not end by its
@@ -82,6 +86,16 @@ struct float_plus
     return x + y;
   }
 };
+// Wrapping 32-bit sums, declared exact: the prefix thread adds each run in a tree
+// (engine/exact_association.h), and any grouping must still give the left fold.
+struct exact_sum
+{
+  static constexpr bool exact_association = true;
+  std::uint32_t operator()(std::uint32_t x, std::uint32_t y) const
+  {
+    return x + y;
+  }
+};
 
 template <class Accum>
 bool same_bits(const Accum& x, const Accum& y)
@@ -105,6 +119,11 @@ mat2 draw<mat2>(spscan_test::splitmix64& rng)
     x = static_cast<std::uint32_t>(rng.next() % 7);
   }
   return m;
+}
+template <>
+std::uint32_t draw<std::uint32_t>(spscan_test::splitmix64& rng)
+{
+  return static_cast<std::uint32_t>(rng.next());
 }
 template <>
 float draw<float>(spscan_test::splitmix64& rng)
@@ -215,8 +234,9 @@ class host_forward_lanes
 public:
   static constexpr int windows = Windows;
 
-  explicit host_forward_lanes(chaos& c)
+  host_forward_lanes(chaos& c, bool tree_drops_last)
       : chaos_(c)
+      , tree_drops_last_(tree_drops_last)
   {}
   template <class State>
   void load(const State& states, std::size_t first, std::size_t end)
@@ -250,6 +270,28 @@ public:
   {
     return window_[w][lane].value;
   }
+  // The device's tree (forward_lanes::reduce): at each step every lane adds the lane `offset`
+  // above it, where that lane is in the run, all from the values before the step.
+  template <class Op>
+  Accum reduce(int w, int run, Op& op) const
+  {
+    const int counted = tree_drops_last_ ? run - 1 : run;
+    Accum current[warp_threads];
+    for (int lane = 0; lane < warp_threads; ++lane)
+    {
+      current[lane] = window_[w][lane].value;
+    }
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+      Accum next[warp_threads];
+      for (int lane = 0; lane < warp_threads; ++lane)
+      {
+        next[lane] = lane + offset < counted ? op(current[lane], current[lane + offset]) : current[lane];
+      }
+      std::copy(next, next + warp_threads, current);
+    }
+    return current[0];
+  }
   void pause()
   {
     chaos_.wait_turn();
@@ -257,6 +299,7 @@ public:
 
 private:
   chaos& chaos_;
+  bool tree_drops_last_;
   tile_snapshot<Accum> window_[Windows][warp_threads];
 };
 
@@ -270,11 +313,13 @@ struct planted
   bool status_before_value  = false; // split layout: the status is published before the value
   bool refill_before_release = false; // the producer does not wait for the scanner's release
   bool first_finisher_clears = false; // the first CTA done, not the last, clears the states
+  bool tree_drops_last_of_run = false; // an exact operator's tree leaves out a run's last aggregate
 };
 
 template <class Op>
 struct fold_op
 {
+  static constexpr bool exact_association = states_exact_association<Op>::value; // as the wrapped op
   Op op;
   bool swapped;
   template <class Accum>
@@ -435,7 +480,7 @@ launch_outcome run_launch(const launch_shape& shape,
           unsigned parity = 0;
           std::size_t uses = 0;
           ring::running_prefix<Accum> prefix{Accum{}, false, 0};
-          host_forward_lanes<Accum, 2> lanes(ch);
+          host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run);
           for (;;)
           {
             stage_slot<Accum>& slot = stages[stage];
@@ -667,6 +712,18 @@ TEST(RingModel, SplitStatesPrefixesAreTheLeftFoldOfMatrixProductsUnderAdversaria
 TEST(RingModel, FloatSumPrefixesKeepTheLeftFoldsBitsUnderAdversarialSchedules)
 {
   expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4);
+}
+
+TEST(RingModel, ExactSumPrefixesAddedInTreesEqualTheLeftFoldUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<std::uint32_t>, std::uint32_t>(exact_sum{}, 4);
+}
+
+TEST(RingModel, CatchesATreeThatLeavesOutTheLastAggregateOfARun)
+{
+  planted bugs;
+  bugs.tree_drops_last_of_run = true;
+  expect_caught<packed_tile_state<std::uint32_t>, std::uint32_t>(exact_sum{}, bugs, "an exact operator's tree that drops a run's last aggregate");
 }
 
 TEST(RingModel, CatchesSwappedFoldOperands)
