@@ -40,8 +40,8 @@ struct options
   bool quick   = false;
 };
 
-// ring: the library's options (two CTAs per SM for these programs); ring 1/SM: one CTA per SM, the
-// deepest ring.
+// ring: the library's options (two CTAs per SM for the selection, one for the staged scans); ring
+// 1/SM: one CTA per SM, the deepest ring.
 void print_row(const char* what, int log2n, double roofline, double classic, double ring_single, double ring, double cub, bool ok)
 {
   std::printf("%-22s 2^%-2d  roofline %9.2f us  classic %.3f  ring 1/SM %.3f  ring %.3f  cub %.3f  ring/classic %.2fx  ring/cub %.2fx  %s\n",

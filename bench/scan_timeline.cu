@@ -22,6 +22,9 @@
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
 //        sm, the six times in ns; SECTION: trace, ring, latency, depth, fold, shape or mid)
 
+static const char* bench_name = "scan_timeline";
+#include "bench_support.h"
+
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/detail/programs/select_program.h>
 #include <spscan/detail/ring/ring_launch.h>
@@ -195,6 +198,87 @@ percentiles of(std::vector<double> v)
   return {at(0.1), at(0.5), at(0.9)};
 }
 
+// One traced call: its time with tracing off and on (medians), and the records of the last traced
+// run, [tile][8]: the six stage times, the CTA, the SM.
+struct trace_capture
+{
+  double plain_ms;
+  double traced_ms;
+  std::vector<unsigned long long> records;
+};
+
+template <class Call>
+trace_capture capture_trace(std::size_t tiles, cudaStream_t stream, Call call, int reps)
+{
+  unsigned long long* trace = nullptr;
+  check(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)), "cudaMalloc");
+  unsigned long long* off = nullptr;
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  trace_capture c{median_ms(stream, call, reps), 0.0, std::vector<unsigned long long>(tiles * 8)};
+  check(cudaMemcpyToSymbol(timeline_trace, &trace, sizeof(trace)), "cudaMemcpyToSymbol");
+  c.traced_ms = median_ms(stream, call, reps); // the last traced run stays in `trace`
+  check(cudaStreamSynchronize(stream), "sync");
+  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  check(cudaMemcpy(c.records.data(), trace, c.records.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(trace);
+  return c;
+}
+
+// The first tile's start and the last tile's end among the first `tiles` records.
+struct trace_span
+{
+  unsigned long long origin = ~0ull;
+  unsigned long long end    = 0;
+};
+trace_span span_of(const std::vector<unsigned long long>& t, std::size_t tiles)
+{
+  trace_span span;
+  for (std::size_t i = 0; i < tiles; ++i)
+  {
+    span.origin = std::min(span.origin, t[i * 8 + 0]);
+    span.end    = std::max(span.end, t[i * 8 + 5]);
+  }
+  return span;
+}
+
+// A stage's p10 / p50 / p90 in us, its name in a column `width` wide; nothing for no samples.
+void print_stage(int width, const char* what, const std::vector<double>& v)
+{
+  if (v.empty())
+  {
+    return;
+  }
+  const percentiles p = of(v);
+  std::printf("  %-*s %8.2f %8.2f %8.2f\n", width, what, p.p10, p.p50, p.p90);
+}
+
+// The records as a CSV: tile, (CTA,) SM, then the six times in ns from the first start.
+void write_trace_csv(const std::string& path, const char* header, const std::vector<unsigned long long>& t, std::size_t tiles,
+                     unsigned long long origin, bool with_cta)
+{
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr)
+  {
+    return;
+  }
+  std::fprintf(f, "%s\n", header);
+  for (std::size_t i = 0; i < tiles; ++i)
+  {
+    std::fprintf(f, "%zu", i);
+    if (with_cta)
+    {
+      std::fprintf(f, ",%llu", t[i * 8 + 6]);
+    }
+    std::fprintf(f, ",%llu", t[i * 8 + 7]);
+    for (int stage = 0; stage < 6; ++stage)
+    {
+      std::fprintf(f, ",%llu", t[i * 8 + stage] - origin);
+    }
+    std::fprintf(f, "\n");
+  }
+  std::fclose(f);
+}
+
 template <class T>
 void run_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
 {
@@ -212,26 +296,15 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
   };
   const int reps            = log2n >= 24 ? 30 : 200;
 
-  unsigned long long* trace = nullptr;
-  check(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)), "cudaMalloc");
-  unsigned long long* off = nullptr;
-  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
   const double copy_ms =
     median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, reps);
-  const double plain_ms = median_ms(stream, scan, reps);
-  check(cudaMemcpyToSymbol(timeline_trace, &trace, sizeof(trace)), "cudaMemcpyToSymbol");
-  const double traced_ms = median_ms(stream, scan, reps); // the last traced run stays in `trace`
-  check(cudaStreamSynchronize(stream), "sync");
-  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
-
-  std::vector<unsigned long long> t(tiles * 8);
-  check(cudaMemcpy(t.data(), trace, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  unsigned long long origin = ~0ull, end = 0;
-  for (std::size_t i = 0; i < tiles; ++i)
-  {
-    origin = std::min(origin, t[i * 8 + 0]);
-    end    = std::max(end, t[i * 8 + 5]);
-  }
+  const trace_capture captured             = capture_trace(tiles, stream, scan, reps);
+  const double plain_ms                    = captured.plain_ms;
+  const double traced_ms                   = captured.traced_ms;
+  const std::vector<unsigned long long>& t = captured.records;
+  const trace_span span                    = span_of(t, tiles);
+  const unsigned long long origin          = span.origin;
+  const unsigned long long end             = span.end;
   auto at = [&](std::size_t i, int stage) { return double(t[i * 8 + stage] - origin) * 1e-3; }; // us
 
   std::vector<double> load, fold, look_back, wait, order_wait, protocol, finish, life;
@@ -259,10 +332,7 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
               name, log2n, tiles, copy_ms, plain_ms, copy_ms / plain_ms, traced_ms, copy_ms / traced_ms, span_us,
               busy / span_us);
   std::printf("  %-44s %8s %8s %8s  (us)\n", "stage", "p10", "p50", "p90");
-  auto line = [](const char* what, const std::vector<double>& v) {
-    const percentiles p = of(v);
-    std::printf("  %-44s %8.2f %8.2f %8.2f\n", what, p.p10, p.p50, p.p90);
-  };
+  const auto line = [](const char* what, const std::vector<double>& v) { print_stage(44, what, v); };
   line("start -> warp 0 staged", load);
   line("warp 0 staged -> aggregate", fold);
   line("start -> prefix found (look-back warp)", look_back);
@@ -274,23 +344,9 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
 
   if (!csv_dir.empty())
   {
-    const std::string path = csv_dir + "/timeline-" + name + "-" + std::to_string(log2n) + ".csv";
-    if (FILE* f = std::fopen(path.c_str(), "w"))
-    {
-      std::fprintf(f, "tile,sm,started,staged,aggregate,prefix_found,prefix_published,stored\n");
-      for (std::size_t i = 0; i < tiles; ++i)
-      {
-        std::fprintf(f, "%zu,%llu", i, t[i * 8 + 7]);
-        for (int s = 0; s < 6; ++s)
-        {
-          std::fprintf(f, ",%llu", t[i * 8 + s] - origin);
-        }
-        std::fprintf(f, "\n");
-      }
-      std::fclose(f);
-    }
+    write_trace_csv(csv_dir + "/timeline-" + name + "-" + std::to_string(log2n) + ".csv",
+                    "tile,sm,started,staged,aggregate,prefix_found,prefix_published,stored", t, tiles, origin, false);
   }
-  cudaFree(trace);
 }
 
 // The library's tuning with another look-back depth (windows per look-back read).
@@ -595,33 +651,20 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
   auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
   bool ran                  = true;
   auto run                  = [&] { ran = sd::ring::launch_ring<Program>(policy, params, n, in, out, &options) && ran; };
-  const int reps            = 30;
-  unsigned long long* trace = nullptr;
-  check(cudaMalloc(&trace, tiles * 8 * sizeof(unsigned long long)), "cudaMalloc");
-  unsigned long long* off = nullptr;
-  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
-  const double plain_ms = median_ms(stream, run, reps);
-  check(cudaMemcpyToSymbol(timeline_trace, &trace, sizeof(trace)), "cudaMemcpyToSymbol");
-  const double traced_ms = median_ms(stream, run, reps);
-  check(cudaStreamSynchronize(stream), "sync");
-  check(cudaMemcpyToSymbol(timeline_trace, &off, sizeof(off)), "cudaMemcpyToSymbol");
+  const trace_capture captured = capture_trace(tiles, stream, run, 30);
   if (!ran)
   {
     std::printf("\nring %s 2^%d: the ring declined the launch\n", name, log2n);
-    cudaFree(trace);
     return;
   }
-  std::vector<unsigned long long> t(tiles * 8);
-  check(cudaMemcpy(t.data(), trace, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  cudaFree(trace);
+  const std::vector<unsigned long long>& t = captured.records;
+  const double plain_ms                    = captured.plain_ms;
+  const double traced_ms                   = captured.traced_ms;
   // The last tile, if partial, runs the classic way and records only some stages: left out.
   const std::size_t traced = n % Program::tuning::tile_items == 0 ? tiles : tiles - 1;
-  unsigned long long origin = ~0ull, end = 0;
-  for (std::size_t i = 0; i < traced; ++i)
-  {
-    origin = std::min(origin, t[i * 8 + 0]);
-    end    = std::max(end, t[i * 8 + 5]);
-  }
+  const trace_span span           = span_of(t, traced);
+  const unsigned long long origin = span.origin;
+  const unsigned long long end    = span.end;
   auto at = [&](std::size_t i, int stage) { return double(t[i * 8 + stage] - origin) * 1e-3; }; // us
   std::vector<double> load, reduce, prefix, prefix_after_aggregate, scan_queue, scan, life, stage_wait, interval;
   std::vector<std::vector<std::size_t>> by_cta;
@@ -657,14 +700,7 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
               name, log2n, options.ctas_per_sm, options.stages, tiles, roofline_ms, plain_ms, roofline_ms / plain_ms, traced_ms,
               roofline_ms / traced_ms, double(end - origin) * 1e-3);
   std::printf("  %-52s %8s %8s %8s  (us)\n", "stage", "p10", "p50", "p90");
-  auto line = [](const char* what, const std::vector<double>& v) {
-    if (v.empty())
-    {
-      return;
-    }
-    const percentiles p = of(v);
-    std::printf("  %-52s %8.2f %8.2f %8.2f\n", what, p.p10, p.p50, p.p90);
-  };
+  const auto line = [](const char* what, const std::vector<double>& v) { print_stage(52, what, v); };
   line("id -> loaded, seen by the reduce squad", load);
   line("loaded -> aggregate published", reduce);
   line("id -> prefix found", prefix);
@@ -676,44 +712,10 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
   line("between a CTA's consecutive ids", interval);
   if (!csv_dir.empty())
   {
-    const std::string path = csv_dir + "/ring-" + name + "-" + std::to_string(log2n) + ".csv";
-    if (FILE* f = std::fopen(path.c_str(), "w"))
-    {
-      std::fprintf(f, "tile,cta,sm,id,loaded,aggregate,prefix,scan_start,done\n");
-      for (std::size_t i = 0; i < traced; ++i)
-      {
-        std::fprintf(f, "%zu,%llu,%llu", i, t[i * 8 + 6], t[i * 8 + 7]);
-        for (int stage = 0; stage < 6; ++stage)
-        {
-          std::fprintf(f, ",%llu", t[i * 8 + stage] - origin);
-        }
-        std::fprintf(f, "\n");
-      }
-      std::fclose(f);
-    }
+    write_trace_csv(csv_dir + "/ring-" + name + "-" + std::to_string(log2n) + ".csv",
+                    "tile,cta,sm,id,loaded,aggregate,prefix,scan_start,done", t, traced, origin, true);
   }
 }
-
-// Hashed values, so that a threshold selects a given share of them.
-__global__ void fill_hashed(std::uint32_t* out, std::size_t n)
-{
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-  {
-    std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    out[i] = static_cast<std::uint32_t>(x >> 32);
-  }
-}
-
-struct below_share
-{
-  std::uint32_t threshold;
-  __host__ __device__ bool operator()(std::uint32_t x) const
-  {
-    return x < threshold;
-  }
-};
 
 void ring_section(cudaStream_t stream, const std::string& csv_dir)
 {
@@ -726,7 +728,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
     check(cudaMalloc(&in, n * sizeof(std::uint32_t)), "cudaMalloc");
     check(cudaMalloc(&out, n * sizeof(std::uint32_t)), "cudaMalloc");
     check(cudaMalloc(&total, sizeof(std::uint64_t)), "cudaMalloc");
-    fill_hashed<<<1024, 256, 0, stream>>>(in, n);
+    bench::fill_hashed<<<1024, 256, 0, stream>>>(in, n, 77);
     check(cudaGetLastError(), "fill");
     const auto copy_ms = [&](std::size_t bytes) {
       return median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream), "copy"); }, 30);
@@ -741,9 +743,10 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
     }
     for (const unsigned percent : {1u, 50u})
     {
-      using program = sd::select_program_for<false, traced<sd::select_tuning<std::uint32_t>>, std::uint32_t*, sd::no_stencil,
-                                             std::uint32_t*, std::uint32_t*, below_share>;
-      const below_share pred{static_cast<std::uint32_t>((std::uint64_t{1} << 32) * percent / 100)};
+      using pred_type = bench::below_permille<std::uint32_t>;
+      using program   = sd::select_program_for<false, traced<sd::select_tuning<std::uint32_t>>, std::uint32_t*, sd::no_stencil,
+                                               std::uint32_t*, std::uint32_t*, pred_type>;
+      const pred_type pred{percent * 10};
       const typename program::params params{in, sd::no_stencil{}, out, out, n, pred, total, true};
       const auto device = sd::ring::current_ring_device<program>();
       const double roofline = copy_ms(n * 4 * (100 + percent) / 200);
@@ -756,7 +759,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       }
       // Half the tile (16 per thread, 16 KiB), twice the stages: whether the ring's depth holds it.
       using small_tiles = sd::select_program_for<false, traced<sd::tile_shape<4, 64, 5>>, std::uint32_t*, sd::no_stencil,
-                                                 std::uint32_t*, std::uint32_t*, below_share>;
+                                                 std::uint32_t*, std::uint32_t*, pred_type>;
       const typename small_tiles::params small_params{in, sd::no_stencil{}, out, out, n, pred, total, true};
       const auto small_device = sd::ring::current_ring_device<small_tiles>();
       ring_trace_case<small_tiles>((name + " 16 KiB tiles 1/SM").c_str(), log2n, small_params, n, in, nullptr,
