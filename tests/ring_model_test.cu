@@ -1,11 +1,13 @@
 // The ring engine's protocol (detail/ring/), proved on host threads: no GPU needed.
 //
-// Each CTA of a launch is played by four host threads, one per role of ring_driver.h: the
-// producer takes tile ids from the shared counter as stages free up and "loads" a tile into its
-// stage (writes the tile's id and data there); the reducer waits for the load and publishes the
-// tile's aggregate in the library's own tile states; the prefix thread runs the library's own
-// fold_aggregates_until (running_prefix.h) over host lanes; the scanner waits for both, checks what
-// it finds and releases the stage. Stage barriers are host barriers with mbarrier semantics
+// Each CTA of a launch is played by host threads, one per role of ring_driver.h: the producer
+// takes tile ids from the shared counter as stages free up and "loads" a tile into its stage
+// (writes the tile's id, the CTA's previous tile id and the data there); the reducer waits for the
+// load and publishes the tile's aggregate in the library's own tile states; one or two prefix
+// threads, taking turns as the prefix warps do, run the library's own fold_aggregates_until (a
+// CTA's first tile) and fold_gap_onto (running_prefix.h) over host lanes, the latter reading the
+// tile's gap before it waits for the previous tile's prefix in that tile's stage; the scanner
+// waits for the reducer and the prefix, checks what it finds and releases the stage. Stage barriers are host barriers with mbarrier semantics
 // (arrivals per phase, waits by parity). When every CTA is done, the last one clears the tile
 // states, as kept storage is left for the next call, and a second launch runs on that storage.
 //
@@ -21,8 +23,9 @@
 // Planted bugs, each of which the model must catch: the fold's operands swapped; a tree (for an
 // exact operator) that leaves out a run's last aggregate; a CTA that skips
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
-// before the value; a producer that refills a stage before the scanner has released it; and the
-// first CTA to finish (not the last) clearing the states. A schedule that does not end by its
+// before the value; a producer that refills a stage before the scanner has released it; the
+// first CTA to finish (not the last) clearing the states; and, with two prefix threads, one that
+// takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
 // deadline is reported as hung (the last two bugs break the barriers' phases or leave a fold
 // waiting on a cleared state, and show that way).
 #include <spscan/detail/engine/tile_state.h>
@@ -314,6 +317,7 @@ struct planted
   bool refill_before_release = false; // the producer does not wait for the scanner's release
   bool first_finisher_clears = false; // the first CTA done, not the last, clears the states
   bool tree_drops_last_of_run = false; // an exact operator's tree leaves out a run's last aggregate
+  bool previous_prefix_unwaited = false; // a prefix thread reads the previous tile's prefix unwaited
 };
 
 template <class Op>
@@ -375,9 +379,10 @@ struct stage_slot
 {
   host_barrier id_known, loaded, reduced, prefixed, released;
   std::atomic<std::size_t> tile{0}; // what the producer wrote (relaxed: the barriers order it)
+  std::atomic<std::size_t> previous_tile{0}; // the CTA's tile before it; no_more_tiles: none
   std::atomic<std::size_t> data_tile{0}; // the "loaded" data: which tile's bytes the stage holds
   Accum data{};
-  Accum prefix{};
+  Accum prefix{}; // (the planted unwaited read races with its write: that is the bug)
   bool prefix_present = false;
 };
 
@@ -388,6 +393,7 @@ struct launch_shape
   std::size_t tiles;
   int ctas;
   int stages;
+  int prefix_turns = 1; // prefix threads per CTA, taking turns
 };
 
 struct launch_outcome
@@ -448,10 +454,12 @@ launch_outcome run_launch(const launch_shape& shape,
       s.released.init(1);
     }
   }
-  std::atomic<int> roles_done_by_cta[64] = {};
+  const int turns = shape.prefix_turns;
+  const int roles = 3 + turns; // producer, reducer, scanner, prefix threads
+  std::atomic<int> roles_done_by_cta[128] = {};
   auto finish_role = [&](int cta) {
     // The CTA's last role out counts the CTA finished; the launch's last CTA clears the states.
-    if (roles_done_by_cta[cta].fetch_add(1) == 3)
+    if (roles_done_by_cta[cta].fetch_add(1) == roles - 1)
     {
       const std::uint32_t before = device_atomic_ref<std::uint32_t>(counters[1]).fetch_add(1);
       if (bugs.first_finisher_clears ? before == 0 : before == static_cast<std::uint32_t>(shape.ctas) - 1)
@@ -467,8 +475,8 @@ launch_outcome run_launch(const launch_shape& shape,
     const std::uint64_t cta_seed = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(c);
     auto& stages                 = ctas[c];
     const int S                  = shape.stages;
-    // Roles: 0 producer, 1 reducer, 2 prefix, 3 scanner.
-    for (int role = 0; role < 4; ++role)
+    // Roles: 0 producer, 1 reducer, 2 scanner, 3... prefix threads (turn = role - 3).
+    for (int role = 0; role < roles; ++role)
     {
       threads.emplace_back([&, c, role, cta_seed, S] {
         chaos ch(cta_seed * 4 + static_cast<std::uint64_t>(role), stop, deadline, hung);
@@ -479,21 +487,33 @@ launch_outcome run_launch(const launch_shape& shape,
           int stage = 0;
           unsigned parity = 0;
           std::size_t uses = 0;
-          ring::running_prefix<Accum> prefix{Accum{}, false, 0};
+          std::size_t previous = no_more_tiles; // the producer's last tile
+          int ends_marked      = 0;
+          ring::running_prefix<Accum> prefix{Accum{}, false, 0}; // a single prefix thread's, carried
           host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run);
           for (;;)
           {
             stage_slot<Accum>& slot = stages[stage];
             ch.step();
-            if (role == 0)
+            if (role >= 3 && static_cast<int>(uses % static_cast<std::size_t>(turns)) != role - 3)
+            {
+              // another prefix thread's turn
+            }
+            else if (role == 0)
             {
               if (uses >= static_cast<std::size_t>(S) && !bugs.refill_before_release)
               {
                 slot.released.wait(parity ^ 1u, ch);
               }
-              const std::uint32_t id = device_atomic_ref<std::uint32_t>(counters[0]).fetch_add(1);
-              const std::size_t tile = id < tiles ? std::size_t{id} : no_more_tiles;
+              std::size_t tile = no_more_tiles;
+              if (ends_marked == 0)
+              {
+                const std::uint32_t id = device_atomic_ref<std::uint32_t>(counters[0]).fetch_add(1);
+                tile                   = id < tiles ? std::size_t{id} : no_more_tiles;
+              }
               slot.tile.store(tile, std::memory_order_relaxed);
+              slot.previous_tile.store(previous, std::memory_order_relaxed);
+              previous = tile;
               slot.id_known.arrive();
               ch.step();
               if (tile != no_more_tiles)
@@ -502,7 +522,8 @@ launch_outcome run_launch(const launch_shape& shape,
                 slot.data = aggregates[tile]; // the tile's bytes, reduced to what the model needs
               }
               slot.loaded.arrive();
-              if (tile == no_more_tiles)
+              // Past the last tile, the end is marked in as many stages as there are prefix threads.
+              if (tile == no_more_tiles && ++ends_marked == turns)
               {
                 break;
               }
@@ -523,24 +544,48 @@ launch_outcome run_launch(const launch_shape& shape,
                 break;
               }
             }
-            else if (role == 2)
+            else if (role >= 3)
             {
               slot.id_known.wait(parity, ch);
-              const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
+              const std::size_t tile     = slot.tile.load(std::memory_order_relaxed);
+              const std::size_t previous_tile = slot.previous_tile.load(std::memory_order_relaxed);
               if (tile == no_more_tiles)
               {
                 break;
               }
-              ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
-              slot.prefix         = prefix.value;
-              slot.prefix_present = prefix.present;
-              if (bugs.skips_own_aggregate && prefix.next == tile)
+              // The planted skip: the gap starts after the previous tile, leaving out its aggregate.
+              const std::size_t gap_start = previous_tile + (bugs.skips_own_aggregate && previous_tile < tile ? 1 : 0);
+              if (turns == 1 || previous_tile == no_more_tiles)
               {
-                prefix.next = tile + 1;
+                ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
+                if (bugs.skips_own_aggregate && prefix.next == tile)
+                {
+                  prefix.next = tile + 1;
+                }
               }
+              else
+              {
+                stage_slot<Accum>& before = stages[stage == 0 ? S - 1 : stage - 1];
+                const unsigned before_parity = stage == 0 ? parity ^ 1u : parity;
+                const auto previous_prefix = [&] {
+                  if (!bugs.previous_prefix_unwaited)
+                  {
+                    before.prefixed.wait(before_parity, ch);
+                  }
+                  ring::running_prefix<Accum> known{Accum{}, previous_tile > 0, gap_start};
+                  if (known.present)
+                  {
+                    known.value = before.prefix;
+                  }
+                  return known;
+                };
+                ring::fold_gap_onto(states, gap_start, tile, previous_prefix, prefix, fold, lanes);
+              }
+              slot.prefix = prefix.value;
+              slot.prefix_present = prefix.present;
               slot.prefixed.arrive();
             }
-            else
+            else if (role == 2)
             {
               slot.reduced.wait(parity, ch);
               const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
@@ -651,15 +696,19 @@ bool clean(const launch_outcome& o)
 std::string describe(const launch_shape& s, std::uint64_t seed, const launch_outcome& o)
 {
   std::ostringstream text;
-  text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, seed " << seed << ": hung "
+  text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, " << s.prefix_turns
+       << " prefix threads, seed " << seed << ": hung "
        << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
        << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
   return text.str();
 }
 
 // Shapes: one CTA (every gap one tile), a few CTAs with shallow and deep rings, more CTAs than
-// tiles in flight.
-const launch_shape shapes[] = {{40, 1, 3}, {97, 3, 3}, {150, 4, 6}, {64, 7, 4}, {200, 5, 8}};
+// tiles in flight; each with one prefix thread and with two taking turns; and gaps wider than
+// the lanes reach (64 tiles), which fold_gap_onto finishes with fold_aggregates_until.
+const launch_shape shapes[] = {{40, 1, 3},     {97, 3, 3},     {150, 4, 6},    {64, 7, 4},     {200, 5, 8},
+                               {40, 1, 3, 2},  {97, 3, 3, 2},  {150, 4, 6, 2}, {64, 7, 4, 2},  {200, 5, 8, 2},
+                               {300, 70, 3, 2}};
 
 template <class Inner, class Accum, class Op>
 void expect_clean_schedules(Op op, int seeds_per_shape)
@@ -752,6 +801,13 @@ TEST(RingModel, CatchesAStageRefilledBeforeItsRelease)
   planted bugs;
   bugs.refill_before_release = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a stage refilled before the scanner released it");
+}
+
+TEST(RingModel, CatchesAPrefixThreadThatTakesThePreviousPrefixUnwaited)
+{
+  planted bugs;
+  bugs.previous_prefix_unwaited = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the previous tile's prefix read before it was written");
 }
 
 TEST(RingModel, CatchesStatesClearedByTheFirstCtaToFinish)

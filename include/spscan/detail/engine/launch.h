@@ -1,10 +1,12 @@
 // The driver's host side: sizes and takes the temporary storage (tile states and the tile
-// counter, temporary_storage.h), clears it unless the previous call left it cleared, launches the driver (driver.h) for a tile
+// counter, temporary_storage.h), clears it unless the previous call left it cleared
+// (dependent_launch.h), launches the driver (driver.h) for a tile
 // program, and finishes the call the way Thrust does (stream, errors, synchronization). A single
 // tile is launched alone, with no temporary storage.
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/dependent_launch.h>
 #include <spscan/detail/engine/device_context.h>
 #include <spscan/detail/engine/driver.h>
 #include <spscan/detail/engine/temporary_storage.h>
@@ -52,25 +54,24 @@ void prepare_kernel(std::size_t shared_bytes)
 constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
 // Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1),
-// fills them into `p`, and calls `launch()`. Storage kept for the next call is left cleared by the
-// kernel, up to a size whose clearing by one CTA stays short; then only its first call, or a
-// larger one, needs the memset.
+// fills them into `p`, and calls `launch(storage_launch)` (dependent_launch.h), which launches the
+// kernel. Storage kept for the next call is left cleared by the kernel, up to a size whose
+// clearing by one CTA stays short; then only its first call, or a larger one, is cleared first,
+// as `clear` says.
 template <class Program, class Derived, class Launch>
-void with_tile_storage(cuda_policy<Derived>& policy, driver_params<Program>& p, cudaStream_t stream, Launch&& launch)
+void with_tile_storage(
+  cuda_policy<Derived>& policy, driver_params<Program>& p, cudaStream_t stream, storage_clear clear, Launch&& launch)
 {
   using state = typename driver_params<Program>::state;
   const tile_storage_layout<state> layout{p.tiles};
   call_storage<Derived> storage(policy, layout.total_bytes());
   void* base = storage.data();
   const std::size_t zeroed = layout.zeroed_bytes();
-  if (storage.zeroed_bytes() < zeroed)
-  {
-    throw_if_failed(cudaMemsetAsync(base, 0, zeroed, stream), "spscan: clearing tile states failed");
-  }
+  const storage_launch how = storage.zeroed_bytes() < zeroed ? clear_storage(base, zeroed, stream, clear) : storage_launch{false};
   p.tile_counter          = layout.counter(base);
   p.tiles_state           = layout.state(base);
   p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
-  launch();
+  launch(how);
   storage.set_zeroed_bytes(p.clear_when_done_bytes);
 }
 
@@ -98,9 +99,8 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     }
     else
     {
-      with_tile_storage(policy, p, stream, [&] {
-        single_pass_kernel<Program><<<static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream>>>(p);
-        throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+      with_tile_storage(policy, p, stream, storage_clear::memset_first, [&](const storage_launch& launch) {
+        launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
       });
     }
   }

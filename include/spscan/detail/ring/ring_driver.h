@@ -9,11 +9,14 @@
 //    publishes its aggregate at once, and leaves each thread's part of the tile's scan in the
 //    stage (Program::ring_reduce);
 //  - the prefix warp folds the aggregates of the tiles between the CTA's previous tile and this
-//    one onto its running prefix (running_prefix.h);
+//    one onto its running prefix (running_prefix.h); a program may name two prefix warps, which
+//    take turns, each reading its tile's gap while the other finds the tile before;
 //  - the scan squad (threads [T, 2T)) combines the two, writes the tile's results over it in
 //    shared memory (Program::ring_scan), and stores them with a bulk copy; then the stage is free.
 // So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
 // aggregates, which wait only for loads: no prefix travels from tile to tile between CTAs.
+// A launch may start while its tile states are still being cleared (engine/dependent_launch.h):
+// the CTA sets up its barriers, then waits for the clear before any role touches them.
 //
 // A last, partial tile is not in the copy engine's view (tensor_map.h): the reduce squad runs it
 // the classic way (Program::run), with the prefix from the prefix warp. Results are the same bits
@@ -44,6 +47,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/dependent_launch.h>
 #include <spscan/detail/engine/driver.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -54,6 +58,22 @@
 namespace spscan::detail::ring
 {
 
+// How many prefix warps take turns on a CTA's tiles (a program's `ring_prefix_warps`; 1 where it
+// names none). With one, each tile's gap is read only once the previous tile's prefix is found:
+// a round trip of state reads per tile under full load, which held the selection to ~1.9 us a
+// tile (bench/NOTES.md v15). With two, a warp reads its tile's gap while the other finds the
+// previous tile's prefix (running_prefix.h, fold_gap_onto).
+template <class Program, class = void>
+struct ring_prefix_warps_of
+{
+  static constexpr int value = 1;
+};
+template <class Program>
+struct ring_prefix_warps_of<Program, ::cuda::std::void_t<decltype(Program::ring_prefix_warps)>>
+{
+  static constexpr int value = Program::ring_prefix_warps;
+};
+
 template <class Program>
 struct ring_layout
 {
@@ -62,8 +82,9 @@ struct ring_layout
   static constexpr int squad_threads = Program::tuning::threads;
   static constexpr int squad_warps   = squad_threads / warp_threads;
   static constexpr int producer_warp = 2 * squad_warps;
-  static constexpr int prefix_warp   = producer_warp + 1;
-  static constexpr int cta_threads   = (2 * squad_warps + 2) * warp_threads;
+  static constexpr int prefix_warp   = producer_warp + 1; // the first of them
+  static constexpr int prefix_warps  = ring_prefix_warps_of<Program>::value;
+  static constexpr int cta_threads   = (2 * squad_warps + 1 + prefix_warps) * warp_threads;
 
   // A stage holds a whole tile as loaded, or the classic program's shared storage for the last,
   // partial tile; 1024-byte aligned for the copy engine's swizzle.
@@ -83,6 +104,7 @@ struct ring_layout
     barrier prefixed; // the prefix warp has written `prefix`
     barrier released; // the scan squad is done with the stage and its store has read it
     std::size_t tile;
+    std::size_t previous_tile; // the CTA's tile before `tile`; no_more_tiles for its first
     alignas(carry) unsigned char prefix[sizeof(carry)];
     typename Program::ring_storage program;
   };
@@ -249,7 +271,7 @@ public:
     }
     else
     {
-      prefix_warp();
+      prefix_warp(warp - layout::prefix_warp);
     }
   }
 
@@ -266,24 +288,33 @@ private:
     asm volatile("barrier.sync 3, %0;" ::"r"(layout::squad_threads) : "memory");
   }
 
+  // The producer hands out the CTA's tiles; past the last it marks the end in as many stages as
+  // there are prefix warps, since each prefix warp looks only at its own turns.
   __device__ void producer()
   {
     const bool leader = threadIdx.x % warp_threads == 0;
     ring_cursor at{stages_};
+    std::size_t previous = no_more_tiles;
+    int ends_marked      = 0;
     for (;;)
     {
       control& c       = controls_[at.stage];
-      std::size_t tile = 0;
+      std::size_t tile = no_more_tiles;
       if (leader)
       {
         if (at.uses >= static_cast<std::size_t>(stages_))
         {
           c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
         }
-        const std::uint32_t id =
-          device_atomic_ref<std::uint32_t>(*p_.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
-        tile   = id < p_.tiles ? std::size_t{id} : no_more_tiles;
-        c.tile = tile;
+        if (ends_marked == 0)
+        {
+          const std::uint32_t id =
+            device_atomic_ref<std::uint32_t>(*p_.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
+          tile = id < p_.tiles ? std::size_t{id} : no_more_tiles;
+        }
+        c.tile          = tile;
+        c.previous_tile = previous;
+        previous        = tile;
         if (tile != no_more_tiles)
         {
           trace::record(tile, trace_started);
@@ -305,7 +336,7 @@ private:
         }
       }
       tile = __shfl_sync(0xffffffffu, tile, 0);
-      if (tile == no_more_tiles)
+      if (tile == no_more_tiles && ++ends_marked == layout::prefix_warps)
       {
         return;
       }
@@ -352,34 +383,70 @@ private:
     }
   }
 
-  __device__ void prefix_warp()
+  // Prefix warp `turn` of layout::prefix_warps finds the prefixes of the CTA's tiles number turn,
+  // turn + prefix_warps, ... . A single prefix warp carries its running prefix from tile to tile,
+  // folding each gap's aggregates as they come. Warps taking turns read their tile's gap first,
+  // then take the prefix of the tile before, which the warp before writes into that tile's stage
+  // (it stays there until this warp's own prefix is written: the stage is refilled only after its
+  // scan, which needs prefixes in order). (A single warp waiting for its whole gap before folding
+  // measured slower for the scans, bench/NOTES.md v17.)
+  __device__ void prefix_warp(int turn)
   {
-    auto op = Program::carry_op(p_.program);
-    running_prefix<carry> prefix{};
-    prefix.present = initial_prefix_exists<Program>(p_.program);
-    if (prefix.present)
+    auto op                  = Program::carry_op(p_.program);
+    const bool initial_given = initial_prefix_exists<Program>(p_.program);
+    running_prefix<carry> prefix{}; // the prefix of the CTA's first tile starts from the initial one
+    prefix.present = initial_given;
+    if (initial_given)
     {
       prefix.value = Program::initial_prefix(p_.program);
     }
     forward_lanes<carry, prefix_read_windows> lanes;
     ring_cursor at{stages_};
+    for (int i = 0; i < turn; ++i)
+    {
+      at.advance();
+    }
     for (;;)
     {
       control& c = controls_[at.stage];
       c.id_known.wait(at.parity);
-      // One lane reads the id (its arrival on `prefixed` below orders that read before the stage's
-      // reuse) and hands it to the others.
-      std::size_t tile = 0;
+      // One lane reads the ids (its arrival on `prefixed` below orders that read before the
+      // stage's reuse) and hands them to the others.
+      std::size_t tile = 0, previous = 0;
       if (threadIdx.x % warp_threads == 0)
       {
-        tile = c.tile;
+        tile     = c.tile;
+        previous = c.previous_tile;
       }
-      tile = __shfl_sync(0xffffffffu, tile, 0);
+      tile     = __shfl_sync(0xffffffffu, tile, 0);
+      previous = __shfl_sync(0xffffffffu, previous, 0);
       if (tile == no_more_tiles)
       {
         return;
       }
-      fold_aggregates_until(p_.tiles_state, prefix, tile, op, lanes);
+      if (layout::prefix_warps == 1 || previous == no_more_tiles)
+      {
+        fold_aggregates_until(p_.tiles_state, prefix, tile, op, lanes);
+      }
+      else
+      {
+        ring_cursor before = at;
+        before.stage       = at.stage == 0 ? stages_ - 1 : at.stage - 1;
+        before.parity      = at.stage == 0 ? at.parity ^ 1u : at.parity;
+        const auto previous_prefix = [&] {
+          control& b = controls_[before.stage];
+          b.prefixed.wait(before.parity);
+          running_prefix<carry> known{};
+          known.present = previous > 0 || initial_given;
+          if (known.present)
+          {
+            known.value = *reinterpret_cast<const carry*>(b.prefix);
+          }
+          known.next = previous;
+          return known;
+        };
+        fold_gap_onto(p_.tiles_state, previous, tile, previous_prefix, prefix, op, lanes);
+      }
       if (threadIdx.x % warp_threads == 0)
       {
         if (prefix.present)
@@ -389,7 +456,10 @@ private:
         trace::record(tile, trace_prefix_found);
         c.prefixed.arrive();
       }
-      at.advance();
+      for (int i = 0; i < layout::prefix_warps; ++i)
+      {
+        at.advance();
+      }
     }
   }
 
@@ -547,6 +617,7 @@ SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, CtasPerS
                  auto* shared             = reinterpret_cast<unsigned char*>((raw + 1023) / 1024 * 1024);
                  ring_driver<Program> driver(p, tensors, options, shared);
                  driver.init_barriers();
+                 wait_for_cleared_storage(); // the counter and tile states are touched from here on
                  driver.run_role();
                  if (p.clear_when_done_bytes != 0)
                  {

@@ -19,9 +19,10 @@ namespace spscan::detail::ring
 constexpr int min_stages = 3;
 constexpr int max_stages = 12;
 
-// Tile programs whose warps issue many instructions per element (a selection's tests and
-// scattered stores) name ring_ctas_per_sm = 2: two CTAs on each SM, each with half the stages,
-// give the SM twice the working warps (at most 56 registers a thread). Others run one.
+// A tile program whose warps issue many instructions per element may name ring_ctas_per_sm = 2:
+// two CTAs on each SM, each with half the stages, give the SM twice the working warps (at most
+// 56 registers a thread). None does now: the selection, the one that did, runs faster with one
+// CTA and two prefix warps (bench/NOTES.md v13, v17). Others run one.
 template <class Program, class = void>
 struct ring_ctas_per_sm_of
 {
@@ -189,9 +190,8 @@ bool launch_ring(cuda_policy<Derived>& policy,
     constexpr auto kernel = ring_kernel<Program, decltype(ctas_per_sm)::value>;
     // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
     prepare_kernel<kernel>(layout::shared_bytes(deepest));
-    with_tile_storage(policy, p, stream, [&] {
-      kernel<<<grid, layout::cta_threads, shared_bytes, stream>>>(p, options, tensors);
-      throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
+    with_tile_storage(policy, p, stream, storage_clear::beside_dependent_launch, [&](const storage_launch& launch) {
+      launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
     });
   };
   using one = ::cuda::std::integral_constant<int, 1>;

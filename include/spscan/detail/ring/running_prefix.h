@@ -96,6 +96,27 @@ SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& p
   }
 }
 
+// Folds lanes [0, run) of window w, all published, onto the prefix: in a tree where the
+// operator's grouping cannot change the result, else one after the other.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class Accum, class Op>
+SPSCAN_HOST_DEVICE void fold_run(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
+{
+  if constexpr (exactly_associative<Accum, Op>)
+  {
+    if (run > 0)
+    {
+      const Accum total = lanes.reduce(w, run, op);
+      prefix.value      = prefix.present ? op(prefix.value, total) : total;
+      prefix.present    = true;
+    }
+  }
+  else
+  {
+    fold_run_in_order(lanes, prefix, w, run, op);
+  }
+}
+
 // Folds the aggregates of tiles [prefix.next, to) onto the prefix, waiting for those that are not
 // published yet. Called by a whole warp with the same arguments; every lane ends with the result.
 _CCCL_EXEC_CHECK_DISABLE
@@ -116,20 +137,7 @@ SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefi
         // The run of published aggregates at the window's start is folded; the first gap ends
         // this read.
         const int run = leading_run(lanes.published(w));
-        if constexpr (exactly_associative<Accum, Op>)
-        {
-          // Any grouping gives the left fold's bits: the run is added in a tree.
-          if (run > 0)
-          {
-            const Accum total = lanes.reduce(w, run, op);
-            prefix.value      = prefix.present ? op(prefix.value, total) : total;
-            prefix.present    = true;
-          }
-        }
-        else
-        {
-          fold_run_in_order(lanes, prefix, w, run, op);
-        }
+        fold_run(lanes, prefix, w, run, op);
         prefix.next += static_cast<std::size_t>(run);
         progressed = progressed || run > 0;
         stopped    = run < lanes_per_window;
@@ -140,6 +148,53 @@ SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefi
       lanes.pause(); // the aggregate at the front is being reduced right now
     }
   }
+}
+
+// A CTA's prefix warps may take turns (ring_driver.h): the one that finds tile t's prefix, t
+// being the CTA's tile after `previous`, first gathers the aggregates of [previous, t) as far as
+// its lanes reach, waiting until each is published, and only then takes prefix(previous), which
+// the warp before it may still be finding (`previous_prefix()`, which may wait, returns it with
+// next == previous). So the gap's reads overlap the previous tile's; the fold is the same left
+// fold (or, for exact operators, the same tree per window) as fold_aggregates_until's.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class State, class Accum, class Op, class PreviousPrefix>
+SPSCAN_HOST_DEVICE void fold_gap_onto(const State& states,
+                                      std::size_t previous,
+                                      std::size_t tile,
+                                      PreviousPrefix&& previous_prefix,
+                                      running_prefix<Accum>& prefix,
+                                      Op& op,
+                                      Lanes& lanes)
+{
+  constexpr std::size_t reach = static_cast<std::size_t>(Lanes::windows) * warp_threads;
+  const std::size_t gathered  = tile - previous < reach ? tile : previous + reach;
+  const auto published_in     = [&](int w) {
+    const std::size_t first = previous + static_cast<std::size_t>(w) * warp_threads;
+    return first >= gathered ? 0 : (gathered - first >= warp_threads ? warp_threads : static_cast<int>(gathered - first));
+  };
+  for (;;)
+  {
+    lanes.load(states, previous, gathered);
+    bool complete = true;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      complete = complete && leading_run(lanes.published(w)) >= published_in(w);
+    }
+    if (complete)
+    {
+      break;
+    }
+    lanes.pause();
+  }
+  prefix = previous_prefix();
+#pragma unroll
+  for (int w = 0; w < Lanes::windows; ++w)
+  {
+    fold_run(lanes, prefix, w, published_in(w), op);
+  }
+  prefix.next = gathered;
+  fold_aggregates_until(states, prefix, tile, op, lanes); // the rest of a gap wider than the lanes
 }
 
 #if defined(__CUDACC__)
