@@ -40,13 +40,12 @@ struct options
   bool quick   = false;
 };
 
-// ring: the library's options (two CTAs per SM for the selection, one for the staged scans); ring
-// 1/SM: one CTA per SM, the deepest ring.
-void print_row(const char* what, int log2n, double roofline, double classic, double ring_single, double ring, double cub, bool ok)
+// ring: the library's options (one CTA per SM, the deepest ring).
+void print_row(const char* what, int log2n, double roofline, double classic, double ring, double cub, bool ok)
 {
-  std::printf("%-22s 2^%-2d  roofline %9.2f us  classic %.3f  ring 1/SM %.3f  ring %.3f  cub %.3f  ring/classic %.2fx  ring/cub %.2fx  %s\n",
-              what, log2n, roofline * 1e3, roofline / classic, roofline / ring_single, roofline / ring, roofline / cub, classic / ring,
-              cub / ring, ok ? "exact" : "WRONG");
+  std::printf("%-22s 2^%-2d  roofline %9.2f us  classic %.3f  ring %.3f  cub %.3f  ring/classic %.2fx  ring/cub %.2fx  %s\n",
+              what, log2n, roofline * 1e3, roofline / classic, roofline / ring, roofline / cub, classic / ring, cub / ring,
+              ok ? "exact" : "WRONG");
   std::fflush(stdout);
 }
 
@@ -77,12 +76,10 @@ void probe_select(const options& o, const char* type, int sms)
       q.rejected = ring.get();
       q.selected_total = totals.get() + 1;
       const auto device  = sd::ring::current_ring_device<program>();
-      const auto library = sd::ring::default_ring_options<program>(device);
-      const sd::ring::ring_options single{device.stages, true, 0, 1};
+      const auto library = sd::ring::default_ring_options(device);
       bool ring_ran = true;
       const auto run_classic = [&] { sd::launch_single_pass<program>(policy, p, n); };
       const auto run_ring    = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, q.in, nullptr, &library) && ring_ran; };
-      const auto run_single  = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, q.in, nullptr, &single) && ring_ran; };
       std::size_t cub_bytes  = 0;
       CHECK_CUDA(cub::DeviceSelect::If(nullptr, cub_bytes, in.get(), cub_out.get(), cub_count.get(), n, pred, bench_stream));
       device_array<unsigned char> cub_temp(cub_bytes);
@@ -100,7 +97,6 @@ void probe_select(const options& o, const char* type, int sms)
         ok = ok && ring_ran && counts[0] == counts[1]
           && compare_on_device(ring.get(), classic.get(), static_cast<std::size_t>(counts[0]), sms).differing == 0;
       };
-      check(run_single);
       check(run_ring);
       std::uint64_t count = 0;
       CHECK_CUDA(cudaMemcpy(&count, totals.get(), sizeof(count), cudaMemcpyDeviceToHost));
@@ -111,8 +107,8 @@ void probe_select(const options& o, const char* type, int sms)
       }, plan.warmups, reps);
       char what[48];
       std::snprintf(what, sizeof(what), "select %s %u%%", type, permille / 10);
-      print_row(what, log2n, roofline, timer.median_ms(run_classic, plan.warmups, reps), timer.median_ms(run_single, plan.warmups, reps),
-                timer.median_ms(run_ring, plan.warmups, reps), timer.median_ms(run_cub, plan.warmups, reps), ok);
+      print_row(what, log2n, roofline, timer.median_ms(run_classic, plan.warmups, reps), timer.median_ms(run_ring, plan.warmups, reps),
+                timer.median_ms(run_cub, plan.warmups, reps), ok);
     }
   }
 }
@@ -139,12 +135,10 @@ void probe_staged_sum(const char* what, int log2n, In first, Accum* classic, Acc
   auto q       = p;
   q.out        = ring;
   const auto device  = sd::ring::current_ring_device<program>();
-  const auto library = sd::ring::default_ring_options<program>(device);
-  const sd::ring::ring_options single{device.stages, true, 0, 1};
+  const auto library = sd::ring::default_ring_options(device);
   bool ring_ran = true;
   const auto run_classic = [&] { sd::launch_single_pass<program>(policy, p, n); };
   const auto run_ring    = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, nullptr, nullptr, &library) && ring_ran; };
-  const auto run_single  = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, nullptr, nullptr, &single) && ring_ran; };
   const auto run_cub     = [&] {
     std::size_t bytes = cub_bytes;
     CHECK_CUDA(cub::DeviceScan::InclusiveScan(cub_temp, bytes, first, cub_out, thrust::plus<Accum>{}, n, bench_stream));
@@ -156,11 +150,10 @@ void probe_staged_sum(const char* what, int log2n, In first, Accum* classic, Acc
     run();
     ok = ok && ring_ran && compare_on_device(ring, classic, n, sms).differing == 0;
   };
-  check(run_single);
   check(run_ring);
   failures += ok ? 0 : 1;
-  print_row(what, log2n, roofline, timer.median_ms(run_classic, plan.warmups, reps), timer.median_ms(run_single, plan.warmups, reps),
-            timer.median_ms(run_ring, plan.warmups, reps), timer.median_ms(run_cub, plan.warmups, reps), ok);
+  print_row(what, log2n, roofline, timer.median_ms(run_classic, plan.warmups, reps), timer.median_ms(run_ring, plan.warmups, reps),
+            timer.median_ms(run_cub, plan.warmups, reps), ok);
 }
 
 void probe_staged(const options& o, int sms)

@@ -695,9 +695,9 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
       }
     }
   }
-  std::printf("\nring %s 2^%d (%d CTAs per SM, %d stages): %zu tiles; roofline %.4f ms; plain %.4f ms (%.3f), traced %.4f ms (%.3f); "
+  std::printf("\nring %s 2^%d (%d stages): %zu tiles; roofline %.4f ms; plain %.4f ms (%.3f), traced %.4f ms (%.3f); "
               "span %.1f us\n",
-              name, log2n, options.ctas_per_sm, options.stages, tiles, roofline_ms, plain_ms, roofline_ms / plain_ms, traced_ms,
+              name, log2n, options.stages, tiles, roofline_ms, plain_ms, roofline_ms / plain_ms, traced_ms,
               roofline_ms / traced_ms, double(end - origin) * 1e-3);
   std::printf("  %-52s %8s %8s %8s  (us)\n", "stage", "p10", "p50", "p90");
   const auto line = [](const char* what, const std::vector<double>& v) { print_stage(52, what, v); };
@@ -738,7 +738,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
                                            const std::uint32_t*, std::uint32_t*, thrust::plus<std::uint32_t>>;
       const auto params  = sd::make_scan_params<sd::scan_kind::inclusive, std::uint32_t>(static_cast<const std::uint32_t*>(in), n, out,
                                                                                          thrust::plus<std::uint32_t>{}, 0u);
-      const auto options = sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>());
+      const auto options = sd::ring::default_ring_options(sd::ring::current_ring_device<program>());
       ring_trace_case<program>("scan uint32", log2n, params, n, in, out, options, copy_ms(n * 4), stream, csv_dir);
     }
     for (const unsigned percent : {1u, 50u})
@@ -751,19 +751,15 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       const auto device = sd::ring::current_ring_device<program>();
       const double roofline = copy_ms(n * 4 * (100 + percent) / 200);
       const std::string name = "select uint32 " + std::to_string(percent) + "%";
-      for (const int per_sm : {1, 2})
-      {
-        const sd::ring::ring_options options{device.stages_for(per_sm), true, 0, per_sm};
-        ring_trace_case<program>((name + (per_sm == 1 ? " 1/SM" : " 2/SM")).c_str(), log2n, params, n, in, nullptr, options, roofline,
-                                 stream, csv_dir);
-      }
+      ring_trace_case<program>(name.c_str(), log2n, params, n, in, nullptr, sd::ring::default_ring_options(device), roofline, stream,
+                               csv_dir);
       // Half the tile (16 per thread, 16 KiB), twice the stages: whether the ring's depth holds it.
       using small_tiles = sd::select_program_for<false, traced<sd::tile_shape<4, 64, 5>>, std::uint32_t*, sd::no_stencil,
                                                  std::uint32_t*, std::uint32_t*, pred_type>;
       const typename small_tiles::params small_params{in, sd::no_stencil{}, out, out, n, pred, total, true};
       const auto small_device = sd::ring::current_ring_device<small_tiles>();
-      ring_trace_case<small_tiles>((name + " 16 KiB tiles 1/SM").c_str(), log2n, small_params, n, in, nullptr,
-                                   sd::ring::ring_options{small_device.stages, true, 0, 1}, roofline, stream, csv_dir);
+      ring_trace_case<small_tiles>((name + " 16 KiB tiles").c_str(), log2n, small_params, n, in, nullptr,
+                                   sd::ring::default_ring_options(small_device), roofline, stream, csv_dir);
     }
     cudaFree(in);
     cudaFree(out);

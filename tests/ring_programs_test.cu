@@ -35,21 +35,18 @@ using spscan_test::poison;
 using spscan_test::ring_stages_here;
 using spscan_test::to_host;
 
-// Every ring option a test runs: one and (where the program has that kernel) two CTAs per SM,
-// the shallowest, a middle and the deepest ring the device allows them, with every SM's CTAs and
-// with one and three CTAs (then every CTA runs many tiles through every stage).
+// Every ring option a test runs: the shallowest, a middle and the deepest ring the device allows,
+// with every SM's CTA and with one and three CTAs (then every CTA runs many tiles through every
+// stage).
 template <class Program, class Run>
 void for_each_ring_option(Run&& run)
 {
-  for (const int per_sm : {1, 2})
+  for (const int stages : spscan_test::ring_depths_to_test(ring_stages_here<Program>()))
   {
-    for (const int stages : spscan_test::ring_depths_to_test(ring_stages_here<Program>(per_sm)))
+    for (const int ctas : {0, 1, 3})
     {
-      for (const int ctas : {0, 1, 3})
-      {
-        SCOPED_TRACE(::testing::Message() << per_sm << " CTAs per SM, " << stages << " stages, CTAs " << ctas);
-        run(sd::ring::ring_options{stages, true, ctas, per_sm});
-      }
+      SCOPED_TRACE(::testing::Message() << stages << " stages, CTAs " << ctas);
+      run(sd::ring::ring_options{stages, true, ctas});
     }
   }
 }

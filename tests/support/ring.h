@@ -1,5 +1,5 @@
-// The ring engine (detail/ring/) in the GPU tests: how deep a ring the device gives a program with
-// one or two CTAs per SM (0: none, before sm_90 or without the kernel built for it), and the skip of tests that need one.
+// The ring engine (detail/ring/) in the GPU tests: how deep a ring the device gives a program (0:
+// none, before sm_90 or without the kernel built for it), and the skip of tests that need one.
 #pragma once
 
 #include <spscan/spscan.h>
@@ -13,9 +13,9 @@ namespace spscan_test
 {
 
 template <class Program>
-int ring_stages_here(int ctas_per_sm = 1)
+int ring_stages_here()
 {
-  return spscan::detail::ring::current_ring_device<Program>().stages_for(ctas_per_sm);
+  return spscan::detail::ring::current_ring_device<Program>().stages;
 }
 
 // The ring depths a test runs with `deepest` stages available: the shallowest, the deepest and one

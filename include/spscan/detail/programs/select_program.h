@@ -219,9 +219,8 @@ struct select_program
   static constexpr bool ring_stores_by_copy    = false; // results go where the count says
   static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
   // Two prefix warps taking turns (ring_driver.h): with one, the count's prefix warp was the
-  // queue, a round trip of state reads per tile. One CTA per SM: with two prefix warps two CTAs
-  // get 48 registers a thread and spill. H100, 2^28, ratio to the roofline, two prefix warps and
-  // one CTA per SM against the best of v15 (one or two CTAs, one prefix warp): int32 1% selected
+  // queue, a round trip of state reads per tile. H100, 2^28, ratio to the roofline, two prefix
+  // warps against the best with one (then with one or two CTAs per SM): int32 1% selected
   // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
   // 0.966 / 0.990 (bench/NOTES.md v17).
   static constexpr int ring_prefix_warps = 2;

@@ -125,8 +125,7 @@ struct ring_options
 {
   int stages;
   bool stores_by_threads;
-  int ctas        = 0; // 0: ctas_per_sm per SM; fewer only in tests (more tiles per CTA, every stage reused)
-  int ctas_per_sm = 1; // 1, or 2 for programs whose warps issue many instructions per element
+  int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
 };
 
 // Windows of 32 tile states the prefix warp reads at once: a CTA's next tile is about as many
@@ -606,9 +605,9 @@ __device__ void store_tile_image(const CUtensorMap& map, const void* stage, std:
   }
 }
 
-// CtasPerSm CTAs share an SM (1 or 2): the registers of that many must fit it.
-template <class Program, int CtasPerSm>
-SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, CtasPerSm)
+// One CTA per SM (ring_launch.h).
+template <class Program>
+SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
   ring_kernel(driver_params<Program> p, ring_options options, const __grid_constant__ tile_tensors tensors)
 {
   NV_IF_TARGET(NV_PROVIDES_SM_90, ({

@@ -59,8 +59,8 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
 
 // Folds lanes [0, run) of window w onto the prefix, one after the other. The window's values
 // reach every lane a chunk at a time (independent exchanges), then the chain of ops runs through
-// the chunk in order; chunks keep few values live (the kernels with two CTAs per SM have 56
-// registers a thread).
+// the chunk in order; chunks keep few values live (with a whole window's values gathered first, a
+// kernel held to 56 registers a thread spilled ~1 KiB, bench/NOTES.md v13).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Op>
 SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
