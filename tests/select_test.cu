@@ -5,8 +5,8 @@
 // form; a program's own policy gets its own overloads. On a GPU: every form and policy gives
 // Thrust's output and end iterators bit for bit, and Thrust's entry points called with
 // spscan::par go through spscan's dispatch; and spscan's selection program (not yet the default
-// route) is exact for every pattern around tile edges, for counting, discard and zip iterators,
-// and past 2^32 elements.
+// route) is exact for every pattern around tile edges, on inputs large enough for the ring engine,
+// for counting, discard and zip iterators, and past 2^32 elements.
 #include <spscan/copy.h>
 #include <spscan/execution_policy.h>
 #include <spscan/partition.h>
@@ -365,6 +365,27 @@ TEST(SelectOnGpu, EveryPatternAndFormIsExactAroundTileEdges)
       expect_selection_exact<std::int64_t>(kind, n);
       expect_selection_exact<std::int8_t>(kind, n);
     }
+  }
+}
+
+// Inputs of 16 MiB and more: copy_if and remove_copy_if without a stencil run on the ring engine
+// where the device has it (sm_90 and newer), the other forms on the classic engine; every form
+// gives Thrust's output.
+TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::vector<pattern> patterns{pattern::all, pattern::none, pattern::random_1_percent, pattern::random_half,
+                                      pattern::random_99_percent};
+  const std::size_t int32_n = (std::size_t{1} << 22) + 5; // 16 MiB and a partial tile
+  const std::size_t int64_n = (std::size_t{1} << 21) + 3;
+  if (int32_n > spscan_test::max_test_elements())
+  {
+    GTEST_SKIP() << "above SPSCAN_TEST_MAX_ELEMENTS";
+  }
+  for (const pattern kind : patterns)
+  {
+    expect_selection_exact<std::int32_t>(kind, int32_n);
+    expect_selection_exact<std::int64_t>(kind, int64_n);
   }
 }
 

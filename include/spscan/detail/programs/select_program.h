@@ -20,6 +20,7 @@
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/ring/ring_driver.h>
+#include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/iterator/iterator_traits.h>
@@ -468,10 +469,21 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     pred,
     total,
     allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
-  // The classic engine: on the ring (ring_reduce / ring_scan above) the selection measured
-  // 1.04-1.19x of it, but 0.77-0.90x with 99% of int32 selected (H100; bench/NOTES.md v12).
   with_fitting_shape<shapes>([&](auto shape) {
-    launch_single_pass<typename decltype(shape)::type>(policy, params, n);
+    using program = typename decltype(shape)::type;
+    // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
+    // of at least ring_min_bytes): there it measured 1.1-1.8x the classic engine's copy_if (H100,
+    // int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md v17-v18). With a stencil or
+    // a second output (partition_copy) the ring's selection is tested but not measured: those
+    // stay on the classic engine.
+    if constexpr (program::runs_on_ring && !Partition && ::cuda::std::is_same_v<stencil_type, no_stencil>)
+    {
+      if (params.vector_load && ring::launch_ring<program>(policy, params, n, params.in, nullptr))
+      {
+        return;
+      }
+    }
+    launch_single_pass<program>(policy, params, n);
   });
   std::uint64_t count = 0;
   const cudaStream_t stream = stream_of(policy);
