@@ -454,10 +454,20 @@ TEST(PooledStorage, EightThreadsGrowingTheirCallsOnTheirOwnStreamsGetExactResult
 // Graph capture: a captured call takes graph-owned storage, so replays of the graph and eager
 // calls on another stream at the same time do not share tile states.
 
-TEST(PooledStorage, CapturedCallsReplayWhileEagerCallsRunBeside)
+// A captured call's storage is the graph's own, cleared by the call itself: a classic-engine size
+// and, where the test size allows, one the ring engine takes (16 MiB of int64).
+std::vector<std::size_t> captured_sizes()
 {
-  SPSCAN_REQUIRE_GPU();
-  const std::size_t n      = multi_tile_elements();
+  std::vector<std::size_t> sizes{multi_tile_elements()};
+  if ((std::size_t{1} << 21) <= spscan_test::max_test_elements())
+  {
+    sizes.push_back((std::size_t{1} << 21) + 7);
+  }
+  return sizes;
+}
+
+void expect_captured_call_replays_exactly(std::size_t n)
+{
   const std::uint64_t seed = spscan_test::fresh_seed();
   SCOPED_TRACE(testing::Message() << "seed " << seed << ", n " << n);
   spscan_test::owned_stream captured, eager;
@@ -486,6 +496,15 @@ TEST(PooledStorage, CapturedCallsReplayWhileEagerCallsRunBeside)
   }
   EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+}
+
+TEST(PooledStorage, CapturedCallsReplayWhileEagerCallsRunBeside)
+{
+  SPSCAN_REQUIRE_GPU();
+  for (const std::size_t n : captured_sizes())
+  {
+    expect_captured_call_replays_exactly(n);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
