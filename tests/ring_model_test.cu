@@ -18,17 +18,20 @@
 // (no stage refilled before its release), and every tile is scanned exactly once.
 //
 // Integer sums declared exact take the prefix thread's other path, a tree per run of aggregates,
-// and must give the same prefixes.
+// and must give the same prefixes; so must by-key carries (float sums restarting at segment
+// starts, in the one-word segment state), whose runs are folded from their last restart on.
 //
 // Planted bugs, each of which the model must catch: the fold's operands swapped; a tree (for an
 // exact operator) that leaves out a run's last aggregate; a CTA that skips
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
 // before the value; a producer that refills a stage before the scanner has released it; the
-// first CTA to finish (not the last) clearing the states; and, with two prefix threads, one that
+// first CTA to finish (not the last) clearing the states; a restarting fold blind to restarts;
+// and, with two prefix threads, one that
 // takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
 // deadline is reported as hung (the last two bugs break the barriers' phases or leave a fold
 // waiting on a cleared state, and show that way).
 #include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/ring/running_prefix.h>
 
 #include <support/random.h>
@@ -106,6 +109,17 @@ bool same_bits(const Accum& x, const Accum& y)
   return std::memcmp(&x, &y, sizeof(Accum)) == 0;
 }
 
+// By-key carries (programs/segment_carry.h): float sums that restart where a segment starts. The
+// prefix thread takes its restarting path (running_prefix.h, fold_run_restarting): it finds a
+// run's last restart by one vote and extends from there, which must give the left fold's bits.
+// Their padding bytes are not the carry's.
+using float_segment = segment_carry<float>;
+
+bool same_bits(const float_segment& x, const float_segment& y)
+{
+  return same_bits(x.value, y.value) && x.head == y.head;
+}
+
 template <class Accum>
 Accum draw(spscan_test::splitmix64& rng);
 template <>
@@ -132,6 +146,13 @@ template <>
 float draw<float>(spscan_test::splitmix64& rng)
 {
   return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 - 0.3);
+}
+// One tile in 24 starts a segment: most runs of 32 have none, some have one or more.
+template <>
+float_segment draw<float_segment>(spscan_test::splitmix64& rng)
+{
+  const float value = draw<float>(rng);
+  return {value, rng.next() % 24 == 0};
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -269,6 +290,16 @@ public:
     }
     return bits;
   }
+  template <class Pred>
+  std::uint32_t which(int w, Pred&& pred) const
+  {
+    std::uint32_t bits = 0;
+    for (int lane = 0; lane < warp_threads; ++lane)
+    {
+      bits |= (pred(window_[w][lane].value) ? 1u : 0u) << lane;
+    }
+    return bits;
+  }
   Accum value(int w, int lane) const
   {
     return window_[w][lane].value;
@@ -318,18 +349,31 @@ struct planted
   bool first_finisher_clears = false; // the first CTA done, not the last, clears the states
   bool tree_drops_last_of_run = false; // an exact operator's tree leaves out a run's last aggregate
   bool previous_prefix_unwaited = false; // a prefix thread reads the previous tile's prefix unwaited
+  bool restarts_unseen = false; // a restarting fold that misses the carries that restart
 };
 
 template <class Op>
 struct fold_op
 {
   static constexpr bool exact_association = states_exact_association<Op>::value; // as the wrapped op
+  static constexpr bool restarts_at_heads = ring::restarts_at_heads<Op>::value; // likewise
   Op op;
   bool swapped;
+  bool restarts_unseen;
   template <class Accum>
   Accum operator()(const Accum& earlier, const Accum& later) const
   {
     return swapped ? op(later, earlier) : op(earlier, later);
+  }
+  template <class Accum>
+  bool restarts(const Accum& c) const
+  {
+    return !restarts_unseen && op.restarts(c);
+  }
+  template <class Accum>
+  Accum extend(const Accum& earlier, const Accum& later) const
+  {
+    return swapped ? op.extend(later, earlier) : op.extend(earlier, later);
   }
 };
 
@@ -439,7 +483,7 @@ launch_outcome run_launch(const launch_shape& shape,
     }
   };
   const auto deadline = clock_type::now() + limit;
-  const fold_op<Op> fold{op, bugs.swapped_operands};
+  const fold_op<Op> fold{op, bugs.swapped_operands, bugs.restarts_unseen};
 
   std::vector<std::vector<stage_slot<Accum>>> ctas(shape.ctas);
   for (auto& cta : ctas)
@@ -766,6 +810,21 @@ TEST(RingModel, FloatSumPrefixesKeepTheLeftFoldsBitsUnderAdversarialSchedules)
 TEST(RingModel, ExactSumPrefixesAddedInTreesEqualTheLeftFoldUnderAdversarialSchedules)
 {
   expect_clean_schedules<packed_tile_state<std::uint32_t>, std::uint32_t>(exact_sum{}, 4);
+}
+
+TEST(RingModel, SegmentCarryPrefixesRestartedByVoteKeepTheLeftFoldsBitsUnderAdversarialSchedules)
+{
+  float_plus inner;
+  expect_clean_schedules<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, 4);
+}
+
+TEST(RingModel, CatchesARestartingFoldThatMissesTheRestarts)
+{
+  float_plus inner;
+  planted bugs;
+  bugs.restarts_unseen = true;
+  expect_caught<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, bugs,
+                                                           "a restarting fold that does not see the carries that restart");
 }
 
 TEST(RingModel, CatchesATreeThatLeavesOutTheLastAggregateOfARun)

@@ -1,6 +1,7 @@
 // The ring engine (detail/ring/) with the programs beside the plain scan of a raw array: the
 // selection program (copy_if, with a stencil, partition_copy), whose tiles arrive by bulk copy and
-// leave by the scan squad's scattered stores, and scans whose input the copy engine cannot read
+// leave by the scan squad's scattered stores; the by-key scans, whose keys arrive beside the
+// values and whose segments cross tiles and CTAs; and scans whose input the copy engine cannot read
 // (a counting_iterator, a transform_iterator, a conversion to a wider accumulator), which the
 // reduce squad stages itself. Each against the classic engine, bit for bit, and against a
 // sequential host reference, for every ring depth the device allows and for one CTA per SM, one
@@ -221,7 +222,115 @@ TEST(RingSelect, partition_copy_of_uint16_with_a_stencil)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scans of inputs the reduce squad stages
+// By-key scans: values and keys arrive by two bulk copies into one stage, heads are found there
+
+template <bool Exclusive, class K, class T>
+using by_key_program_for = typename sd::scan_by_key_shapes<Exclusive, T, const K*, const T*, T*, thrust::equal_to<K>, thrust::plus<T>>::primary;
+
+// Runs the by-key scan of `keys` / `values` on the classic engine, then on the ring with every
+// option; every ring result must carry the classic result's bits. Returns the classic result.
+template <bool Exclusive, class K, class T>
+std::vector<T> expect_by_key_ring_matches_classic(const std::vector<K>& host_keys, const std::vector<T>& host_values, T init)
+{
+  using program = by_key_program_for<Exclusive, K, T>;
+  static_assert(program::runs_on_ring, "raw, aligned keys and values take the ring");
+  const std::size_t n = host_keys.size();
+  const thrust::device_vector<K> keys(host_keys.begin(), host_keys.end());
+  const thrust::device_vector<T> values(host_values.begin(), host_values.end());
+  thrust::device_vector<T> out(n);
+  const typename program::params p{thrust::raw_pointer_cast(keys.data()),
+                                   thrust::raw_pointer_cast(values.data()),
+                                   thrust::raw_pointer_cast(out.data()),
+                                   n,
+                                   thrust::equal_to<K>{},
+                                   thrust::plus<T>{},
+                                   init,
+                                   nullptr,
+                                   true,
+                                   true};
+  auto policy = thrust::cuda::par.on(0);
+  poison(out);
+  sd::launch_single_pass<program>(policy, p, n);
+  const std::vector<T> classic = to_host(out);
+  for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
+    poison(out);
+    const bool ran = sd::ring::launch_ring<program>(policy, p, n, p.values, p.out, &options);
+    EXPECT_TRUE(ran) << "the ring declined a launch it offers";
+    if (ran)
+    {
+      expect_bitwise_equal(classic, to_host(out), "the ring's result against the classic engine's");
+    }
+  });
+  return classic;
+}
+
+// Segments of about `mean` elements (1: almost every element its own; a tile and more; one
+// segment over the whole input).
+template <bool Exclusive, class K, class T>
+void expect_ring_by_key_exact()
+{
+  using program = by_key_program_for<Exclusive, K, T>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    for (const double mean : {1.5, 8.0, 20000.0, 0.0})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", mean segment " << mean);
+      const std::vector<K> host_keys =
+        mean > 0 ? spscan_test::random_segment_keys<K>(n, mean, seed) : std::vector<K>(n, K{7});
+      const std::vector<T> host_values = spscan_test::random_values<T>(n, seed + 1);
+      const T init                     = T(3);
+      const std::vector<T> classic = expect_by_key_ring_matches_classic<Exclusive>(host_keys, host_values, init);
+      const std::vector<T> expected =
+        Exclusive ? spscan_test::reference_exclusive_by_key<T>(host_keys, host_values, init, thrust::equal_to<K>{}, thrust::plus<T>{})
+                  : spscan_test::reference_inclusive_by_key<T>(host_keys, host_values, thrust::equal_to<K>{}, thrust::plus<T>{});
+      expect_bitwise_equal(expected, classic, "the sequential by-key scan");
+    }
+  }
+}
+
+TEST(RingScanByKey, inclusive_int32_values_by_int32_keys_equal_the_sequential_scan)
+{
+  expect_ring_by_key_exact<false, std::int32_t, std::int32_t>();
+}
+
+TEST(RingScanByKey, exclusive_uint8_values_by_int16_keys_equal_the_sequential_scan)
+{
+  expect_ring_by_key_exact<true, std::int16_t, std::uint8_t>();
+}
+
+TEST(RingScanByKey, inclusive_uint32_values_by_uint8_keys_equal_the_sequential_scan)
+{
+  expect_ring_by_key_exact<false, std::uint8_t, std::uint32_t>();
+}
+
+// Floats: the ring's bits are the classic engine's (checked inside), which stay within a bound
+// of the float64 scan.
+TEST(RingScanByKey, float_values_keep_the_classic_bits)
+{
+  using program = by_key_program_for<false, int, float>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<int> host_keys     = spscan_test::random_segment_keys<int>(n, 5000.0, seed);
+    const std::vector<float> host_values = spscan_test::random_values<float>(n, seed + 1);
+    const std::vector<float> classic     = expect_by_key_ring_matches_classic<false>(host_keys, host_values, 0.0f);
+    double running = 0, worst = 0, magnitude = 1;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      running   = (i == 0 || host_keys[i - 1] != host_keys[i]) ? host_values[i] : running + host_values[i];
+      worst     = std::max(worst, std::abs(static_cast<double>(classic[i]) - running));
+      magnitude = std::max(magnitude, std::abs(running));
+    }
+    EXPECT_LE(worst, 1e-4 * magnitude) << "the float by-key scan strays from the float64 one";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scans of inputs the reduce squad stages (the copy engine cannot read them)
 
 // The scan program the library picks for input iterator In and output iterator Out.
 template <sd::scan_kind Kind, class Accum, class In, class Out, class Op>

@@ -212,10 +212,18 @@ private:
   Accum* values_         = nullptr;
 };
 
+// The layout of an accumulator's tile states; a carry type may name its own by specializing this
+// (programs/segment_carry.h).
+template <class Accum, class = void>
+struct tile_state_of
+{
+  using type = ::cuda::std::conditional_t<(sizeof(Accum) <= (SPSCAN_HAS_WORD128 ? 8 : 4)),
+                                          packed_tile_state<Accum>,
+                                          split_tile_state<Accum>>;
+};
+
 template <class Accum>
-using tile_state_for = ::cuda::std::conditional_t<(sizeof(Accum) <= (SPSCAN_HAS_WORD128 ? 8 : 4)),
-                                                  packed_tile_state<Accum>,
-                                                  split_tile_state<Accum>>;
+using tile_state_for = typename tile_state_of<Accum>::type;
 
 // Layout of the temporary storage of a multi-tile scan: the tile counter, the count of finished
 // CTAs and the status words (the part that must start zeroed: one memset, or the previous call's

@@ -2,11 +2,9 @@
 // exclusive scans of the values within each run of equal keys, Thrust's semantics.
 //
 // Segments: element i starts one (is a head) when i == 0 or pred(key[i-1], key[i]) is false, the
-// predicate called as (previous, current). What travels through the look-back is a segment carry:
-// for a span of the input, whether a head lies in it and the fold of its values since its last
-// head (from init there, for the exclusive scans). Carries combine as
-//   (a, b) -> b.head ? b : {op(a.value, b.value), a.head},
-// associative whenever op is, so the driver's left-fold look-back keeps results reproducible.
+// predicate called as (previous, current). What travels through the look-back is a segment carry
+// (programs/segment_carry.h): for a span of the input, whether a head lies in it and the fold of
+// its values since its last head (from init there, for the exclusive scans).
 //
 // A tile: each data warp loads its segment's keys warp-striped and turns them into head flags (one
 // bit per element, in shared memory; the key before the segment is read from the input, or, where
@@ -25,6 +23,8 @@
 #include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/programs/segment_carry.h>
+#include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/distance.h>
@@ -35,28 +35,6 @@
 
 namespace spscan::detail
 {
-
-// The fold of a span of the input: whether a segment starts in it, and the fold of its values
-// since the last start (the whole span's values if none starts in it).
-template <class Accum>
-struct segment_carry
-{
-  Accum value;
-  bool head;
-};
-
-// The carries' combine, from the user's op: op(earlier, later) only, never on a value that is
-// not the fold of input values (and init).
-template <class Accum, class Op>
-struct segmented_op
-{
-  Op& op;
-
-  __device__ segment_carry<Accum> operator()(const segment_carry<Accum>& a, const segment_carry<Accum>& b) const
-  {
-    return b.head ? b : segment_carry<Accum>{static_cast<Accum>(op(a.value, b.value)), a.head};
-  }
-};
 
 template <class KeysIt, class ValuesIt, class OutputIt, class Accum, class Pred, class Op, bool Exclusive>
 struct scan_by_key_params
@@ -188,27 +166,9 @@ struct scan_by_key_program
     const std::uint32_t heads =
       items == warp_threads ? word : (word >> (first_bit % warp_threads)) & ((1u << (items % warp_threads)) - 1u);
 
-    // The thread's carry. A thread with no element takes part in the block scan with a head
-    // carry, which the segmented combine passes on without calling op; the block scan leaves it
-    // out of every result anyway.
-    carry thread_carry{Accum{}, true};
-    int k = 0;
-    staged.for_each([&](const Accum& x) {
-      const bool head = (heads >> k) & 1u;
-      if (k == 0 || head)
-      {
-        thread_carry = carry{head ? start(p, x) : x, head};
-      }
-      else
-      {
-        thread_carry.value = p.op(thread_carry.value, x);
-      }
-      ++k;
-    });
-
     auto op                 = carry_op(p);
     const int valid_threads = (tile_valid + items - 1) / items;
-    const auto before       = block::scan(shared.block, thread_carry, op, valid_threads, [&] {
+    const auto before       = block::scan(shared.block, thread_carry_of(p, staged, heads), op, valid_threads, [&] {
       tile.sync_data_warps();
     });
     const carry tile_prefix = tile.exchange(before.total);
@@ -224,8 +184,38 @@ struct scan_by_key_program
     {
       running = before.exclusive;
     }
+    write_results(p, staged, heads, running);
+  }
 
-    k = 0;
+  // The fold of this thread's elements (bit k of `heads`: its element k starts a segment). A
+  // thread with no element takes part in the block scan with a head carry, which the segmented
+  // combine passes on without calling op; the block scan leaves it out of every result anyway.
+  template <class Slice>
+  __device__ static carry thread_carry_of(params& p, const Slice& staged, std::uint32_t heads)
+  {
+    carry thread_carry{Accum{}, true};
+    int k = 0;
+    staged.for_each([&](const Accum& x) {
+      const bool head = (heads >> k) & 1u;
+      if (k == 0 || head)
+      {
+        thread_carry = carry{head ? start(p, x) : x, head};
+      }
+      else
+      {
+        thread_carry.value = p.op(thread_carry.value, x);
+      }
+      ++k;
+    });
+    return thread_carry;
+  }
+
+  // Replaces this thread's elements by their results, from `running`, the carry of everything
+  // before its first element (unused where that element is a head).
+  template <class Slice>
+  __device__ static void write_results(params& p, const Slice& staged, std::uint32_t heads, carry running)
+  {
+    int k = 0;
     staged.template transform<output_of<Slice>>([&](const Accum& x) {
       const bool head = (heads >> k) & 1u;
       ++k;
@@ -303,6 +293,151 @@ struct scan_by_key_program
         }
       }
     }
+  }
+
+  // On the ring engine (ring/ring_driver.h), where keys, values and output are raw, 16-byte aligned
+  // pointers and keys and values both take the vector layout: the producer brings a tile's values
+  // and, behind them in the stage, its keys, each by bulk copy as its bytes' image; the reduce
+  // squad finds every thread's head flags from the keys in the stage (one word a thread, kept for
+  // the scan squad), folds the thread's carry and publishes the tile's; the scan squad writes the
+  // results over the values, and they leave as the stage's image. The heads, the carries and their
+  // block scan are the classic run's: the same bits.
+  using key_vectors = vector_slice<key, items>;
+
+  static constexpr bool keys_take_vector_layout =
+    ::cuda::std::is_pointer_v<KeysIt> && ::cuda::std::is_trivially_copyable_v<key> && 16 % sizeof(key) == 0
+    && vector_shape<key, items>::fits;
+  static constexpr std::size_t ring_value_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value_in);
+  static constexpr std::size_t ring_key_tile_bytes   = std::size_t{tuning::tile_items} * sizeof(key);
+  static constexpr std::size_t ring_tile_bytes       = ring_value_tile_bytes + ring_key_tile_bytes;
+  // Tiles of up to 64 KiB, so that the ring's three stages fit an SM (8-byte values or keys with
+  // 4-byte ones make 96 KiB tiles: those stay on the classic engine).
+  static constexpr bool runs_on_ring =
+    vector_layout && keys_take_vector_layout && ring_tile_bytes <= std::size_t{64} * 1024;
+  static constexpr bool ring_copies_input   = true;
+  static constexpr bool ring_stores_by_copy = true;
+  static_assert(!runs_on_ring || ring_value_tile_bytes % 1024 == 0, "the keys' image starts on a swizzle block");
+
+  struct ring_storage
+  {
+    std::uint32_t heads[threads]; // bit k: element k of the thread starts a segment
+    alignas(carry) unsigned char exclusive[threads][sizeof(carry)];
+    typename block::shared_storage block;
+  };
+
+  static const KeysIt& ring_keys(const params& p)
+  {
+    return p.keys;
+  }
+
+  __device__ static vectors ring_slice(void* stage, int rank)
+  {
+    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+  }
+
+  // The keys of warp `warp`'s segment, behind the tile's values in the stage.
+  __device__ static key_vectors ring_key_slice(void* stage, int warp, int lane)
+  {
+    return key_vectors(static_cast<unsigned char*>(stage) + ring_value_tile_bytes + warp * key_vectors::bytes, lane);
+  }
+
+  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
+  {
+    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
+  }
+
+  template <class Tensors, class Barrier>
+  __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
+  {
+    ring::load_tile_image<ring_value_tile_bytes>(tensors.in, stage, tile, loaded);
+    ring::load_tile_image<ring_key_tile_bytes>(
+      tensors.keys, static_cast<unsigned char*>(stage) + ring_value_tile_bytes, tile, loaded);
+  }
+
+  template <class Tensors>
+  __device__ static void ring_store(const Tensors& tensors, const void* stage, std::size_t tile)
+  {
+    ring::store_tile_image<ring_value_tile_bytes>(tensors.out, stage, tile);
+  }
+
+  __device__ static void ring_write(params& p, void* stage, int rank, std::size_t tile)
+  {
+    ring_slice(stage, rank).write(p.out + static_cast<difference_of<OutputIt>>(ring_segment_first(tile, rank)));
+  }
+
+  // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
+  template <class Tile>
+  __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
+  {
+    const int rank = static_cast<int>(threadIdx.x);
+    const int lane = rank % warp_threads;
+    const int warp = rank / warp_threads;
+    // The key before the tile lies in another tile: read from device memory, its load issued
+    // first so that it flies while the heads in the stage are found.
+    const std::size_t tile_first = tile.first_item();
+    key before_tile{};
+    if (rank == 0 && tile_first > 0)
+    {
+      before_tile = p.keys[static_cast<difference_of<KeysIt>>(tile_first - 1)];
+    }
+    // This thread's keys, left to right: every head but its first element's.
+    std::uint32_t heads = 0;
+    key first{}, last{};
+    int k = 0;
+    ring_key_slice(stage, warp, lane).for_each([&](const key& x) {
+      if (k == 0)
+      {
+        first = x;
+      }
+      else if (!p.pred(last, x))
+      {
+        heads |= 1u << k;
+      }
+      last = x;
+      ++k;
+    });
+    // The key before the first element: the previous lane's last, the previous segment's last, or
+    // the key before the tile; the input's first element is a head.
+    key before = cub::ShuffleUp<warp_threads>(last, 1, 0, 0xffffffffu);
+    if (lane == 0)
+    {
+      before = warp > 0 ? ring_key_slice(stage, warp - 1, 0).at(segment - 1) : before_tile;
+    }
+    if ((rank == 0 && tile_first == 0) || !p.pred(before, first))
+    {
+      heads |= 1u;
+    }
+    storage.heads[rank] = heads;
+
+    auto op                  = carry_op(p);
+    const carry thread_carry = thread_carry_of(p, ring_slice(stage, rank), heads);
+    const auto before_thread = block::scan(storage.block, thread_carry, op, threads, [&] {
+      tile.sync_data_warps();
+    });
+    if (before_thread.has_exclusive)
+    {
+      *reinterpret_cast<carry*>(storage.exclusive[rank]) = before_thread.exclusive;
+    }
+    return before_thread.total;
+  }
+
+  // Scan squad (rank in [0, threads)): the tile's results over its values, in its stage.
+  template <class Tile>
+  __device__ static void
+  ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const carry& tile_prefix)
+  {
+    auto op = carry_op(p);
+    carry running{};
+    if (rank > 0)
+    {
+      const carry exclusive = *reinterpret_cast<const carry*>(storage.exclusive[rank]);
+      running               = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
+    }
+    else if (tile.has_prefix())
+    {
+      running = tile_prefix;
+    }
+    write_results(p, ring_slice(stage, rank), storage.heads[rank], running);
   }
 
   // What a slice holds after the scan: output values (vector layout) or accumulators.
@@ -384,7 +519,19 @@ void launch_scan_by_key(cuda_policy<Derived>& policy, typename Program::params p
   using key                   = typename Program::key;
   constexpr std::size_t items = Program::tuning::tile_items;
   const std::size_t tiles     = (p.n + items - 1) / items;
-  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n))
+  const bool overwrites_keys  = tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n);
+  // The ring engine where the device has it and the call suits it (its tiles read the key before
+  // them from device memory, so not where the output overwrites the keys); the same bits as the
+  // classic engine's either way.
+  if constexpr (Program::runs_on_ring)
+  {
+    if (!overwrites_keys && p.vector_load && p.vector_store && allows_vector_access(p.keys)
+        && ring::launch_ring<Program>(policy, p, p.n, p.values, p.out))
+    {
+      return;
+    }
+  }
+  if (overwrites_keys)
   {
     call_storage<Derived> copies(policy, tiles * sizeof(key));
     key* predecessors          = static_cast<key*>(copies.data());

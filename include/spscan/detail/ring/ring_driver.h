@@ -36,6 +36,8 @@
 //
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
 //   ring_tile_bytes                   the input's bytes in a whole tile
+//   ring_key_tile_bytes, ring_keys(params)   (optional) the part of them that is keys, brought
+//                                     beside the elements from a second array (ring_launch.h)
 //   ring_copies_input                 whether the producer brings a tile into its stage by bulk
 //                                     copy (ring_load); else ring_reduce stages it
 //   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)

@@ -100,6 +100,20 @@ inline ring_options default_ring_options(const ring_device& device)
 // against 0.65 classic, 2^22 (16 MiB) 0.61 against 0.51; int8 2^22 0.65 against 0.69).
 constexpr std::size_t ring_min_bytes = std::size_t{16} << 20;
 
+// The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
+// (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
+// else 0.
+template <class Program, class = void>
+struct ring_key_tile_bytes_of
+{
+  static constexpr std::size_t value = 0;
+};
+template <class Program>
+struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_key_tile_bytes)>>
+{
+  static constexpr std::size_t value = Program::ring_key_tile_bytes;
+};
+
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing, where the ring does not serve the call (fewer bytes than ring_min_bytes; one tile;
 // a device without the ring; a range the copy engine cannot describe). `in`: the input (raw,
@@ -123,8 +137,11 @@ bool launch_ring(cuda_policy<Derived>& policy,
   {
     return false;
   }
-  constexpr std::size_t element_bytes = Program::ring_tile_bytes / tile_items;
-  if (forced == nullptr && n * element_bytes < ring_min_bytes)
+  // `in` and `out` hold the tile's elements; keys, where the program has them, lie beside them.
+  constexpr std::size_t key_tile_bytes   = ring_key_tile_bytes_of<Program>::value;
+  constexpr std::size_t value_tile_bytes = Program::ring_tile_bytes - key_tile_bytes;
+  constexpr std::size_t element_bytes    = value_tile_bytes / tile_items;
+  if (forced == nullptr && n * (Program::ring_tile_bytes / tile_items) < ring_min_bytes)
   {
     return false;
   }
@@ -137,13 +154,20 @@ bool launch_ring(cuda_policy<Derived>& policy,
   }
   ring_options options = options_wanted;
   options.stores_by_threads = options.stores_by_threads || !Program::ring_stores_by_copy;
-  constexpr int box_rows  = box_rows_for(Program::ring_tile_bytes);
+  constexpr int box_rows  = box_rows_for(value_tile_bytes);
   const std::size_t bytes = n * element_bytes;
   tile_tensors tensors{};
   if ((Program::ring_copies_input && !encode_rows(tensors.in, in, bytes, box_rows))
       || (Program::ring_stores_by_copy && !encode_rows(tensors.out, out, bytes, box_rows)))
   {
     return false;
+  }
+  if constexpr (key_tile_bytes > 0)
+  {
+    if (!encode_rows(tensors.keys, Program::ring_keys(program), n * (key_tile_bytes / tile_items), box_rows_for(key_tile_bytes)))
+    {
+      return false;
+    }
   }
   params p{program, tiles, typename params::state{}, nullptr, 0};
   const cudaStream_t stream = stream_of(policy);

@@ -23,6 +23,8 @@
 //                                      association (used only for exactly associative operators,
 //                                      engine/exact_association.h, where it equals the left fold)
 //   void pause()                       back off before reading again
+//   std::uint32_t which(int w, pred)   lanes of window w whose value satisfies pred (used only for
+//                                      operators that restart, below)
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -57,26 +59,21 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
   return run;
 }
 
-// Folds lanes [0, run) of window w onto the prefix, one after the other. The window's values
-// reach every lane a chunk at a time (independent exchanges), then the chain of ops runs through
-// the chunk in order; chunks keep few values live (with a whole window's values gathered first, a
-// kernel held to 56 registers a thread spilled ~1 KiB, bench/NOTES.md v13).
+// Folds lanes [from, run) of window w onto the prefix (present), one after the other, by
+// step(prefix, lane's value). The window's values reach every lane a chunk at a time (independent
+// exchanges), then the chain of steps runs through the chunk in order; chunks keep few values live
+// (with a whole window's values gathered first, a kernel held to 56 registers a thread spilled
+// ~1 KiB, bench/NOTES.md v13).
 _CCCL_EXEC_CHECK_DISABLE
-template <class Lanes, class Accum, class Op>
-SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
+template <class Lanes, class Accum, class Step>
+SPSCAN_HOST_DEVICE void fold_lanes(Lanes& lanes, running_prefix<Accum>& prefix, int w, int from, int run, Step&& step)
 {
   constexpr int lanes_per_window = warp_threads;
   constexpr int chunk            = 8;
-  const int from                 = !prefix.present && run > 0 ? 1 : 0;
-  if (from == 1)
-  {
-    prefix.value   = lanes.value(w, 0);
-    prefix.present = true;
-  }
 #pragma unroll
   for (int c = 0; c < lanes_per_window; c += chunk)
   {
-    if (c < run)
+    if (c + chunk > from && c < run)
     {
       Accum values[chunk];
 #pragma unroll
@@ -89,20 +86,80 @@ SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& p
       {
         if (c + j >= from && c + j < run)
         {
-          prefix.value = op(prefix.value, values[j]);
+          prefix.value = step(prefix.value, values[j]);
         }
       }
     }
   }
 }
 
-// Folds lanes [0, run) of window w, all published, onto the prefix: in a tree where the
-// operator's grouping cannot change the result, else one after the other.
+// Folds lanes [0, run) of window w onto the prefix, one after the other, by step (the first lane
+// starts the prefix where there is none yet).
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class Accum, class Step>
+SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Step&& step)
+{
+  const int from = !prefix.present && run > 0 ? 1 : 0;
+  if (from == 1)
+  {
+    prefix.value   = lanes.value(w, 0);
+    prefix.present = true;
+  }
+  fold_lanes(lanes, prefix, w, from, run, step);
+}
+
+// An operator that restarts (a by-key scan's segmented combine) states `restarts_at_heads` and
+// provides restarts(c) (c begins anew: whatever precedes it is dropped) and extend(c, later)
+// (c's fold continued by a later carry that does not restart). Its left fold over a run is then
+// the carry of the run's last restart extended by the carries after it, in order, or, where none
+// restarts, the prefix extended by all: the same bits as combining one carry after the other, with
+// the restarts found by one vote instead of a test in every step of the chain (bench/NOTES.md v21).
+template <class Op, class = void>
+struct restarts_at_heads : ::cuda::std::false_type
+{};
+template <class Op>
+struct restarts_at_heads<Op, ::cuda::std::void_t<decltype(Op::restarts_at_heads)>>
+    : ::cuda::std::bool_constant<Op::restarts_at_heads>
+{};
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class Accum, class Op>
+SPSCAN_HOST_DEVICE void fold_run_restarting(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
+{
+  if (run == 0)
+  {
+    return;
+  }
+  const auto extend            = [&](const Accum& earlier, const Accum& later) { return op.extend(earlier, later); };
+  const std::uint32_t in_run   = run == warp_threads ? 0xffffffffu : (1u << run) - 1u;
+  const std::uint32_t restarts = lanes.which(w, [&](const Accum& c) { return op.restarts(c); }) & in_run;
+  if (restarts == 0)
+  {
+    fold_run_in_order(lanes, prefix, w, run, extend);
+    return;
+  }
+  int last = warp_threads - 1;
+  while (((restarts >> last) & 1u) == 0)
+  {
+    --last;
+  }
+  prefix.value   = lanes.value(w, last);
+  prefix.present = true;
+  fold_lanes(lanes, prefix, w, last + 1, run, extend);
+}
+
+// Folds lanes [0, run) of window w, all published, onto the prefix: from the run's last restart
+// for an operator that restarts, in a tree where the operator's grouping cannot change the result,
+// else one after the other.
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Op>
 SPSCAN_HOST_DEVICE void fold_run(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
 {
-  if constexpr (exactly_associative<Accum, Op>)
+  if constexpr (restarts_at_heads<::cuda::std::remove_cv_t<Op>>::value)
+  {
+    fold_run_restarting(lanes, prefix, w, run, op);
+  }
+  else if constexpr (exactly_associative<Accum, Op>)
   {
     if (run > 0)
     {
@@ -225,6 +282,11 @@ public:
   __device__ std::uint32_t published(int w) const
   {
     return __ballot_sync(0xffffffffu, snapshot(w).status != status_empty);
+  }
+  template <class Pred>
+  __device__ std::uint32_t which(int w, Pred&& pred) const
+  {
+    return __ballot_sync(0xffffffffu, pred(snapshot(w).value));
   }
   __device__ Accum value(int w, int lane) const
   {

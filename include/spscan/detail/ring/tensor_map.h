@@ -87,6 +87,7 @@ struct tile_tensors
 {
   CUtensorMap in;
   CUtensorMap out;
+  CUtensorMap keys; // a second input read beside `in` (a by-key scan's keys), where a program has one
 };
 
 } // namespace spscan::detail::ring

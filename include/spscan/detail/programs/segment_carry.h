@@ -1,0 +1,123 @@
+// What a by-key scan carries across tiles (programs/scan_by_key_program.h): the segment carry, its
+// combine, and its tile state.
+//
+// A segment carry is the fold of a span of the input: whether a segment starts (a head lies) in
+// it, and the fold of its values since the last start. Carries combine as
+//   (a, b) -> b.head ? b : {op(a.value, b.value), a.head},
+// associative whenever op is, so the engines' left folds keep results reproducible.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/tile_state.h>
+
+#include <cuda/std/type_traits>
+
+#include <cstring>
+
+namespace spscan::detail
+{
+
+template <class Accum>
+struct segment_carry
+{
+  Accum value;
+  bool head;
+};
+
+// The carries' combine, from the user's op: op(earlier, later) only, never on a value that is
+// not the fold of input values (and init). Host code calls it only in the protocol model test.
+template <class Accum, class Op>
+struct segmented_op
+{
+  Op& op;
+
+  // Field by field: returning `b` whole made the compiler move the carry's padding bytes as well,
+  // a dozen instructions a combine (bench/NOTES.md v20). The result starts zeroed, padding too, so
+  // that a carry published in the split layout (tile_state.h) is stored whole: its padding read
+  // back uninitialized was compute-sanitizer initcheck's finding.
+  _CCCL_EXEC_CHECK_DISABLE
+  SPSCAN_HOST_DEVICE segment_carry<Accum> operator()(const segment_carry<Accum>& a, const segment_carry<Accum>& b) const
+  {
+    segment_carry<Accum> combined{};
+    combined.value = b.head ? b.value : static_cast<Accum>(op(a.value, b.value));
+    combined.head  = a.head || b.head;
+    return combined;
+  }
+
+  // For the ring's prefix warp (ring/running_prefix.h): a carry with a head drops what precedes
+  // it, one without continues the fold; so a fold of ~130 carries chains one op per carry, with
+  // no head test in the chain (bench/NOTES.md v20).
+  static constexpr bool restarts_at_heads = true;
+  SPSCAN_HOST_DEVICE static bool restarts(const segment_carry<Accum>& c)
+  {
+    return c.head;
+  }
+  _CCCL_EXEC_CHECK_DISABLE
+  SPSCAN_HOST_DEVICE segment_carry<Accum> extend(const segment_carry<Accum>& a, const segment_carry<Accum>& b) const
+  {
+    segment_carry<Accum> extended{};
+    extended.value = static_cast<Accum>(op(a.value, b.value));
+    extended.head  = a.head;
+    return extended;
+  }
+};
+
+// The tile state of a carry whose value has up to 4 bytes: one 64-bit word, the status in the low
+// byte, the head in bit 8, the value in the high 32 bits. The general packing (tile_state.h) would
+// take a 128-bit word for the 8-byte carry; this keeps a state read a 64-bit load, as a 4-byte
+// scan's (bench/NOTES.md v20).
+template <class Value>
+class segment_tile_state
+{
+  static_assert(sizeof(Value) <= 4 && ::cuda::std::is_trivially_copyable_v<Value>);
+  static constexpr std::uint64_t status_mask = 0xff;
+  static constexpr std::uint64_t head_bit    = 0x100;
+
+public:
+  static constexpr bool packed = true;
+  using carry                  = segment_carry<Value>;
+
+  SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
+  {
+    return tiles * sizeof(std::uint64_t);
+  }
+  SPSCAN_HOST_DEVICE static std::size_t value_bytes(std::size_t)
+  {
+    return 0;
+  }
+
+  segment_tile_state() = default;
+  SPSCAN_HOST_DEVICE segment_tile_state(void* status_storage, void*)
+      : words_(static_cast<std::uint64_t*>(status_storage))
+  {}
+
+  SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const carry& c) const
+  {
+    std::uint32_t bits = 0;
+    memcpy(&bits, &c.value, sizeof(Value));
+    store_relaxed(words_ + tile, (std::uint64_t{bits} << 32) | (c.head ? head_bit : 0) | status);
+  }
+
+  SPSCAN_HOST_DEVICE tile_snapshot<carry> load(std::size_t tile) const
+  {
+    const std::uint64_t w = load_relaxed(words_ + tile);
+    tile_snapshot<carry> s{};
+    s.status                 = static_cast<std::uint32_t>(w & status_mask);
+    s.value.head             = (w & head_bit) != 0;
+    const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
+    memcpy(&s.value.value, &bits, sizeof(Value));
+    return s;
+  }
+
+private:
+  std::uint64_t* words_ = nullptr;
+};
+
+template <class Value>
+struct tile_state_of<segment_carry<Value>,
+                     ::cuda::std::enable_if_t<(sizeof(Value) <= 4) && ::cuda::std::is_trivially_copyable_v<Value>>>
+{
+  using type = segment_tile_state<Value>;
+};
+
+} // namespace spscan::detail
