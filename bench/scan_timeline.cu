@@ -17,7 +17,8 @@
 // mid sizes (2^20-2^26), smaller tiles and deeper reads against the library's shape and CUB.
 // The ring section traces the ring engine's tiles the same way (ring/ring_driver.h: the producer's
 // id, loaded, aggregate published, prefix found by the prefix warp, scan squad started, done) for
-// the scan and the selection, and shows whether the ring ran full.
+// the scan, the selection and the by-key scan, and shows whether the ring ran full
+// (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for).
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
 //        sm, the six times in ns; SECTION: trace, ring, latency, depth, fold, shape or mid)
@@ -25,6 +26,7 @@
 static const char* bench_name = "scan_timeline";
 #include "bench_support.h"
 
+#include <spscan/detail/programs/scan_by_key_program.h>
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/detail/programs/select_program.h>
 #include <spscan/detail/ring/ring_launch.h>
@@ -717,6 +719,12 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
   }
 }
 
+template <class T>
+struct type_tag
+{
+  using type = T;
+};
+
 void ring_section(cudaStream_t stream, const std::string& csv_dir)
 {
   namespace sd = spscan::detail;
@@ -760,6 +768,24 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       const auto small_device = sd::ring::current_ring_device<small_tiles>();
       ring_trace_case<small_tiles>((name + " 16 KiB tiles").c_str(), log2n, small_params, n, in, nullptr,
                                    sd::ring::default_ring_options(small_device), roofline, stream, csv_dir);
+    }
+    // The by-key scan (uint32 keys and values), one segment, at its own tile shape and at half of it
+    // (16 KiB of values and 16 KiB of keys a stage, twice the stages): whether the ring's depth holds it.
+    {
+      std::uint32_t* keys = nullptr;
+      check(cudaMalloc(&keys, n * sizeof(std::uint32_t)), "cudaMalloc");
+      check(cudaMemsetAsync(keys, 0, n * sizeof(std::uint32_t), stream), "memset");
+      const double roofline = copy_ms(n * 4) * 1.5; // keys and values read, values written: 12 bytes an element
+      const auto by_key = [&](auto tag, const char* name) {
+        using program = sd::scan_by_key_program<typename decltype(tag)::type, const std::uint32_t*, const std::uint32_t*, std::uint32_t*,
+                                                std::uint32_t, thrust::equal_to<std::uint32_t>, thrust::plus<std::uint32_t>, false>;
+        const typename program::params params{keys, in, out, n, {}, {}, 0u, nullptr, true, true};
+        ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options(sd::ring::current_ring_device<program>()),
+                                 roofline, stream, csv_dir);
+      };
+      by_key(type_tag<traced<sd::scan_by_key_tuning<std::uint32_t>>>{}, "by-key uint32, one segment");
+      by_key(type_tag<traced<sd::tile_shape<4, 64, 3>>>{}, "by-key uint32, one segment, 16 KiB tiles");
+      cudaFree(keys);
     }
     cudaFree(in);
     cudaFree(out);
