@@ -725,6 +725,17 @@ struct type_tag
   using type = T;
 };
 
+template <class Tuning>
+using by_key_uint32 = spscan::detail::scan_by_key_program<Tuning, const std::uint32_t*, const std::uint32_t*, std::uint32_t*, std::uint32_t,
+                                                          thrust::equal_to<std::uint32_t>, thrust::plus<std::uint32_t>, false>;
+
+// A ring program as the library's, with two prefix warps taking turns (ring/ring_driver.h).
+template <class Program>
+struct with_two_prefix_warps : Program
+{
+  static constexpr int ring_prefix_warps = 2;
+};
+
 void ring_section(cudaStream_t stream, const std::string& csv_dir)
 {
   namespace sd = spscan::detail;
@@ -770,21 +781,24 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
                                    sd::ring::default_ring_options(small_device), roofline, stream, csv_dir);
     }
     // The by-key scan (uint32 keys and values), one segment, at its own tile shape and at half of it
-    // (16 KiB of values and 16 KiB of keys a stage, twice the stages): whether the ring's depth holds it.
+    // (16 KiB of values and 16 KiB of keys a stage, twice the stages): whether the ring's depth holds
+    // it; and with two prefix warps taking turns: whether reading a tile's gap while the other warp
+    // folds shortens the prefix warps' time a tile (bench/NOTES.md, after v22).
     {
       std::uint32_t* keys = nullptr;
       check(cudaMalloc(&keys, n * sizeof(std::uint32_t)), "cudaMalloc");
       check(cudaMemsetAsync(keys, 0, n * sizeof(std::uint32_t), stream), "memset");
       const double roofline = copy_ms(n * 4) * 1.5; // keys and values read, values written: 12 bytes an element
       const auto by_key = [&](auto tag, const char* name) {
-        using program = sd::scan_by_key_program<typename decltype(tag)::type, const std::uint32_t*, const std::uint32_t*, std::uint32_t*,
-                                                std::uint32_t, thrust::equal_to<std::uint32_t>, thrust::plus<std::uint32_t>, false>;
+        using program = typename decltype(tag)::type;
         const typename program::params params{keys, in, out, n, {}, {}, 0u, nullptr, true, true};
         ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options(sd::ring::current_ring_device<program>()),
                                  roofline, stream, csv_dir);
       };
-      by_key(type_tag<traced<sd::scan_by_key_tuning<std::uint32_t>>>{}, "by-key uint32, one segment");
-      by_key(type_tag<traced<sd::tile_shape<4, 64, 3>>>{}, "by-key uint32, one segment, 16 KiB tiles");
+      using library_shape = by_key_uint32<traced<sd::scan_by_key_tuning<std::uint32_t>>>;
+      by_key(type_tag<library_shape>{}, "by-key uint32, one segment");
+      by_key(type_tag<by_key_uint32<traced<sd::tile_shape<4, 64, 3>>>>{}, "by-key uint32, one segment, 16 KiB tiles");
+      by_key(type_tag<with_two_prefix_warps<library_shape>>{}, "by-key uint32, one segment, two prefix warps");
       cudaFree(keys);
     }
     cudaFree(in);
