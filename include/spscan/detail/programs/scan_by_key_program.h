@@ -12,7 +12,9 @@
 // its values in shared memory. Each thread folds its elements into a carry, the block scan gives
 // every thread the carry of the threads before it and the tile's aggregate, the driver exchanges
 // the aggregate for the tile's exclusive prefix, and every value is replaced by its result and
-// stored. Keys are read once (and one more per warp), values once, results written once.
+// stored. Keys are read once (and one more per warp), values once, results written once. On the
+// ring engine (ring/ring_driver.h) the same tile arrives with its keys by bulk copy: see
+// ring_reduce and ring_scan below.
 #pragma once
 
 #include <spscan/detail/accumulator.h>
