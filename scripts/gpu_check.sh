@@ -12,8 +12,8 @@
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
 #   bench.log (scan_bench's output, anchor_scan_bench's, the anchor table, the plot script's, then
 #   scan_by_key_bench's, call_time_bench's, select_bench's, sharded_scan_bench's and
-#   ablation_bench's tables)  bench.csv  anchor.csv (CUB of the newest CCCL, where its headers are
-#   installed: bench/CMakeLists.txt)  bench.png  summary.txt
+#   ablation_bench's tables, then ablation_bench's CSV)  bench.csv  anchor.csv (CUB of the
+#   newest CCCL, where its headers are installed: bench/CMakeLists.txt)  bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
 # test, every sanitizer run and the benchmark succeeded; 1 otherwise. Sanitizer runs that time out
 # or are not started for lack of time are listed under "problems", and a failed plot (no
@@ -256,9 +256,19 @@ phase_bench() {
   # The by-key scans against CUB's and Thrust's, then call times as users write the call (their
   # tables go into bench.log).
   local extra
-  for extra in scan_by_key_bench call_time_bench select_bench sharded_scan_bench ablation_bench; do
+  for extra in scan_by_key_bench call_time_bench select_bench sharded_scan_bench; do
     run_extra_bench "$extra" || rc=$?
   done
+  # The ablation's CSV goes into bench.log as well ($OUT holds eight files at most):
+  # bench/ABLATION.md's tables and plot are made from it.
+  local ablation_csv="$work/ablation.csv"
+  rm -f "$ablation_csv"
+  run_extra_bench ablation_bench --csv "$ablation_csv" || rc=$?
+  if [ -s "$ablation_csv" ]; then
+    echo "## ablation_bench's CSV ($ablation_csv)" >> "$bench_log"
+    cat "$ablation_csv" >> "$bench_log"
+    echo "## end of ablation_bench's CSV" >> "$bench_log"
+  fi
   if ((rc != 0)); then
     bench_status="FAILED (exit status $rc$( ((rc == 124)) && echo ': timed out'))"
     overall_ok=0

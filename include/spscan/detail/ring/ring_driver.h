@@ -130,12 +130,6 @@ struct ring_options
   int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
 };
 
-// Windows of 32 tile states the prefix warp reads at once: a CTA's next tile is about as many
-// tiles past its previous one as there are CTAs, and the gap is read in one round trip while it
-// fits (8 windows: 256 CTAs; with 4, 132 CTAs took two rounds a tile and the prefix warp held
-// every program to ~2.7 us a tile, bench/NOTES.md v13).
-constexpr int prefix_read_windows = 8;
-
 // A tile id past the last tile: the producer's word that the CTA is done.
 constexpr std::size_t no_more_tiles = ~std::size_t{0};
 
@@ -401,7 +395,7 @@ private:
     {
       prefix.value = Program::initial_prefix(p_.program);
     }
-    forward_lanes<carry, prefix_read_windows> lanes;
+    forward_lanes<carry, prefix_read_windows<carry, decltype(op), layout::prefix_warps>> lanes;
     ring_cursor at{stages_};
     for (int i = 0; i < turn; ++i)
     {

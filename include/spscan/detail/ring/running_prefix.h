@@ -39,6 +39,19 @@
 namespace spscan::detail::ring
 {
 
+// Windows of 32 tile states a prefix warp reads at once. A CTA's next tile is about as many tiles
+// past its previous one as there are CTAs (132 on an H100 or H200), so the windows decide how many
+// round trips a gap takes; but the fold is unrolled over them, and on the H200 a prefix warp with 8
+// windows took 7.7 us a tile to fold a gap in order where 4 windows and a second round trip took
+// 3.6 (bench/NOTES.md v23, v24; why is not measured).
+//  - Warps taking turns (fold_gap_onto) gather the whole gap before folding: 8 windows, one
+//    round (the selection's; with 5 its 50 % case lost 6 %).
+//  - A single warp folding in order (floats, user operators, by-key carries): 4.
+//  - A single warp adding windows in a tree (exactly associative operators): 5, one round for
+//    132 CTAs (int8 / int16 scans at 2^28 on the H200 0.83 / 0.88 -> 0.89 / 0.94 of copy).
+template <class Accum, class Op, int PrefixWarps>
+inline constexpr int prefix_read_windows = PrefixWarps > 1 ? 8 : (exactly_associative<Accum, Op> ? 5 : 4);
+
 // The prefix a warp carries: the fold of every aggregate before `next`, if there is one (a scan
 // without init has none before its first tile).
 template <class Accum>
@@ -61,15 +74,15 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
 
 // Folds lanes [from, run) of window w onto the prefix (present), one after the other, by
 // step(prefix, lane's value). The window's values reach every lane a chunk at a time (independent
-// exchanges), then the chain of steps runs through the chunk in order; chunks keep few values live
-// (with a whole window's values gathered first, a kernel held to 56 registers a thread spilled
-// ~1 KiB, bench/NOTES.md v13).
+// exchanges), then the chain of steps runs through the chunk in order: the whole window for
+// carries of up to 4 bytes, half of it for larger ones (32 of 8-byte carries spilled ~1 KiB, and
+// chunks of 8 measured slower on the H200, bench/NOTES.md v23).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Step>
 SPSCAN_HOST_DEVICE void fold_lanes(Lanes& lanes, running_prefix<Accum>& prefix, int w, int from, int run, Step&& step)
 {
   constexpr int lanes_per_window = warp_threads;
-  constexpr int chunk            = 8;
+  constexpr int chunk            = sizeof(Accum) > 4 ? 16 : 32;
 #pragma unroll
   for (int c = 0; c < lanes_per_window; c += chunk)
   {
