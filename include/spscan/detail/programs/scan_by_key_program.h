@@ -26,6 +26,7 @@
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/programs/segment_carry.h>
+#include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
@@ -323,7 +324,7 @@ struct scan_by_key_program
   struct ring_storage
   {
     std::uint32_t heads[threads]; // bit k: element k of the thread starts a segment
-    alignas(carry) unsigned char exclusive[threads][sizeof(carry)];
+    ring::kept_exclusives<carry, threads> exclusive;
     typename block::shared_storage block;
   };
 
@@ -332,20 +333,10 @@ struct scan_by_key_program
     return p.keys;
   }
 
-  __device__ static vectors ring_slice(void* stage, int rank)
-  {
-    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
-  }
-
   // The keys of warp `warp`'s segment, behind the tile's values in the stage.
   __device__ static key_vectors ring_key_slice(void* stage, int warp, int lane)
   {
     return key_vectors(static_cast<unsigned char*>(stage) + ring_value_tile_bytes + warp * key_vectors::bytes, lane);
-  }
-
-  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
-  {
-    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
   }
 
   template <class Tensors, class Barrier>
@@ -364,7 +355,8 @@ struct scan_by_key_program
 
   __device__ static void ring_write(params& p, void* stage, int rank, std::size_t tile)
   {
-    ring_slice(stage, rank).write(p.out + static_cast<difference_of<OutputIt>>(ring_segment_first(tile, rank)));
+    const std::size_t first = ring::warp_segment_first(tile, tuning::tile_items, rank, segment);
+    ring::warp_slice_in_stage<vectors>(stage, rank).write(p.out + static_cast<difference_of<OutputIt>>(first));
   }
 
   // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
@@ -412,15 +404,11 @@ struct scan_by_key_program
     storage.heads[rank] = heads;
 
     auto op                  = carry_op(p);
-    const carry thread_carry = thread_carry_of(p, ring_slice(stage, rank), heads);
+    const carry thread_carry = thread_carry_of(p, ring::warp_slice_in_stage<vectors>(stage, rank), heads);
     const auto before_thread = block::scan(storage.block, thread_carry, op, threads, [&] {
       tile.sync_data_warps();
     });
-    if (before_thread.has_exclusive)
-    {
-      *reinterpret_cast<carry*>(storage.exclusive[rank]) = before_thread.exclusive;
-    }
-    return before_thread.total;
+    return storage.exclusive.keep(rank, before_thread);
   }
 
   // Scan squad (rank in [0, threads)): the tile's results over its values, in its stage.
@@ -432,14 +420,14 @@ struct scan_by_key_program
     carry running{};
     if (rank > 0)
     {
-      const carry exclusive = *reinterpret_cast<const carry*>(storage.exclusive[rank]);
+      const carry exclusive = storage.exclusive.of(rank);
       running               = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
     }
     else if (tile.has_prefix())
     {
       running = tile_prefix;
     }
-    write_results(p, ring_slice(stage, rank), storage.heads[rank], running);
+    write_results(p, ring::warp_slice_in_stage<vectors>(stage, rank), storage.heads[rank], running);
   }
 
   // What a slice holds after the scan: output values (vector layout) or accumulators.

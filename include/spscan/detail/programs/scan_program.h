@@ -15,6 +15,7 @@
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
@@ -253,27 +254,20 @@ struct scan_program
 
   struct ring_storage
   {
-    alignas(Accum) unsigned char exclusive[threads][sizeof(Accum)];
+    ring::kept_exclusives<Accum, threads> exclusive;
     typename block::shared_storage block;
   };
 
   __device__ static ring_slice_type ring_slice(void* stage, int rank)
   {
-    // A bulk-copied tile is its bytes' image: the warps' segments lie back to back.
     if constexpr (vector_layout)
     {
-      return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
+      return ring::warp_slice_in_stage<vectors>(stage, rank);
     }
     else
     {
-      return elements(static_cast<unsigned char*>(stage) + (rank / warp_threads) * elements::bytes, rank % warp_threads, segment);
+      return ring::warp_slice_in_stage<elements>(stage, rank, segment);
     }
-  }
-
-  // The first element of the segment of `rank`'s warp in `tile`.
-  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
-  {
-    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
   }
 
   template <class Tensors, class Barrier>
@@ -291,7 +285,8 @@ struct scan_program
   // A scan squad thread's part of storing the tile from its stage: its warp's segment.
   __device__ static void ring_write(params& p, void* stage, int rank, std::size_t tile)
   {
-    const auto out = p.out + static_cast<difference_of<OutputIt>>(ring_segment_first(tile, rank));
+    const std::size_t first = ring::warp_segment_first(tile, tuning::tile_items, rank, segment);
+    const auto out          = p.out + static_cast<difference_of<OutputIt>>(first);
     if constexpr (vector_layout)
     {
       ring_slice(stage, rank).write(out);
@@ -310,17 +305,14 @@ struct scan_program
     const auto staged = ring_slice(stage, rank);
     if constexpr (!ring_copies_input)
     {
-      staged.stage_whole(p.in + static_cast<difference_of<InputIt>>(ring_segment_first(tile.index(), rank)));
+      const std::size_t first = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+      staged.stage_whole(p.in + static_cast<difference_of<InputIt>>(first));
     }
     const Accum thread_total = thread_total_of(p, staged, Accum{});
     const auto before        = block::scan(storage.block, thread_total, p.op, threads, [&] {
       tile.sync_data_warps();
     });
-    if (before.has_exclusive)
-    {
-      *reinterpret_cast<Accum*>(storage.exclusive[rank]) = before.exclusive;
-    }
-    return before.total;
+    return storage.exclusive.keep(rank, before);
   }
 
   // Scan squad (rank in [0, threads)): the tile's results over it, in its stage.
@@ -332,7 +324,7 @@ struct scan_program
     Accum exclusive{};
     if (has_exclusive)
     {
-      exclusive = *reinterpret_cast<const Accum*>(storage.exclusive[rank]);
+      exclusive = storage.exclusive.of(rank);
     }
     write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
   }

@@ -19,6 +19,7 @@
 #include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_driver.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -236,16 +237,6 @@ struct select_program
     typename block::shared_storage block;
   };
 
-  __device__ static vectors ring_slice(void* stage, int rank)
-  {
-    return vectors(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes, rank % warp_threads);
-  }
-
-  __device__ static std::size_t ring_segment_first(std::size_t tile, int rank)
-  {
-    return tile * tuning::tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
-  }
-
   template <class Tensors, class Barrier>
   __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
   {
@@ -262,8 +253,8 @@ struct select_program
   {
     const int rank            = static_cast<int>(threadIdx.x);
     const int lane            = rank % warp_threads;
-    const std::size_t first   = ring_segment_first(tile.index(), rank);
-    const vectors staged      = ring_slice(stage, rank);
+    const std::size_t first   = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+    const vectors staged      = ring::warp_slice_in_stage<vectors>(stage, rank);
     std::uint32_t bits        = 0;
 #pragma unroll
     for (int r = 0; r < word_rows; ++r)
@@ -310,8 +301,8 @@ struct select_program
       *p.selected_total = tile_before + storage.tile_count;
     }
     const int lane              = rank % warp_threads;
-    const std::size_t first     = ring_segment_first(tile.index(), rank);
-    const vectors staged        = ring_slice(stage, rank);
+    const std::size_t first     = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+    const vectors staged        = ring::warp_slice_in_stage<vectors>(stage, rank);
     const std::uint32_t bits    = storage.lane_bits[rank];
     constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
     // Selected elements of each row before this lane's word: the rows' warp scans run side by

@@ -41,9 +41,10 @@ namespace spscan::detail::ring
 
 // Windows of 32 tile states a prefix warp reads at once. A CTA's next tile is about as many tiles
 // past its previous one as there are CTAs (132 on an H100 or H200), so the windows decide how many
-// round trips a gap takes; but the fold is unrolled over them, and on the H200 a prefix warp with 8
-// windows took 7.7 us a tile to fold a gap in order where 4 windows and a second round trip took
-// 3.6 (bench/NOTES.md v23, v24; why is not measured).
+// round trips a gap takes; but the fold is unrolled over them only up to ~5: with 8 the compiler
+// leaves the loop rolled, the window index becomes a run-time value and a carry costs ~29
+// instructions instead of ~9 (ncu; on the H200 7.7 us a tile against 3.6 with 4 windows and a
+// second round trip; bench/NOTES.md v23, v24 and the profile after v26).
 //  - Warps taking turns (fold_gap_onto) gather the whole gap before folding: 8 windows, one
 //    round (the selection's; with 5 its 50 % case lost 6 %).
 //  - A single warp folding in order (floats, user operators, by-key carries): 4.

@@ -1,0 +1,56 @@
+// What the tile programs on the ring engine (programs/scan_program.h, select_program.h,
+// scan_by_key_program.h) share: where a warp's part of a tile lies, and the exclusive folds the
+// reduce squad keeps for the scan squad (ring/ring_driver.h names the squads).
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/tuning.h>
+
+#include <cstddef>
+
+namespace spscan::detail::ring
+{
+
+// The slice of `rank`'s warp in a stage. A tile brought in by bulk copy is its bytes' image, so the
+// warps' segments lie back to back, `Slice::bytes` each; `extra` follows the lane in the slice's
+// constructor.
+template <class Slice, class... Extra>
+__device__ Slice warp_slice_in_stage(void* stage, int rank, Extra... extra)
+{
+  return Slice(static_cast<unsigned char*>(stage) + (rank / warp_threads) * Slice::bytes, rank % warp_threads, extra...);
+}
+
+// The input element where the segment of `rank`'s warp in `tile` begins (segments of `segment`
+// elements, tiles of `tile_items`).
+__device__ inline std::size_t warp_segment_first(std::size_t tile, std::size_t tile_items, int rank, int segment)
+{
+  return tile * tile_items + static_cast<std::size_t>((rank / warp_threads) * segment);
+}
+
+// Each thread's exclusive fold from the tile's block scan, kept in ring_storage by the reduce squad
+// (which publishes the total) for the scan squad, which adds the tile's prefix to it.
+template <class T, int Threads>
+struct kept_exclusives
+{
+  alignas(T) unsigned char slots[Threads][sizeof(T)];
+
+  // Keeps `thread`'s exclusive fold where it has one (every thread but the first); returns the
+  // scan's total (defined in thread 0).
+  template <class ScanResult>
+  __device__ T keep(int thread, const ScanResult& scanned)
+  {
+    if (scanned.has_exclusive)
+    {
+      *reinterpret_cast<T*>(slots[thread]) = scanned.exclusive;
+    }
+    return scanned.total;
+  }
+
+  // `thread`'s kept fold (thread > 0).
+  __device__ T of(int thread) const
+  {
+    return *reinterpret_cast<const T*>(slots[thread]);
+  }
+};
+
+} // namespace spscan::detail::ring
