@@ -26,6 +26,7 @@
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
 // before the value; a producer that refills a stage before the scanner has released it; the
 // first CTA to finish (not the last) clearing the states; a restarting fold blind to restarts;
+// lanes that never share a window's values, so that the fold reads an earlier read's;
 // and, with two prefix threads, one that
 // takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
 // deadline is reported as hung (the last two bugs break the barriers' phases or leave a fold
@@ -258,9 +259,10 @@ class host_forward_lanes
 public:
   static constexpr int windows = Windows;
 
-  host_forward_lanes(chaos& c, bool tree_drops_last)
+  host_forward_lanes(chaos& c, bool tree_drops_last, bool values_unshared)
       : chaos_(c)
       , tree_drops_last_(tree_drops_last)
+      , values_unshared_(values_unshared)
   {}
   template <class State>
   void load(const State& states, std::size_t first, std::size_t end)
@@ -300,9 +302,20 @@ public:
     }
     return bits;
   }
+  // As on the device, value() reads what the window's last share() stored, not the registers.
+  void share(int w)
+  {
+    if (!values_unshared_)
+    {
+      for (int lane = 0; lane < warp_threads; ++lane)
+      {
+        shared_[w][lane] = window_[w][lane].value;
+      }
+    }
+  }
   Accum value(int w, int lane) const
   {
-    return window_[w][lane].value;
+    return shared_[w][lane];
   }
   // The device's tree (forward_lanes::reduce): at each step every lane adds the lane `offset`
   // above it, where that lane is in the run, all from the values before the step.
@@ -334,7 +347,9 @@ public:
 private:
   chaos& chaos_;
   bool tree_drops_last_;
+  bool values_unshared_;
   tile_snapshot<Accum> window_[Windows][warp_threads];
+  Accum shared_[Windows][warp_threads]{};
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -350,6 +365,7 @@ struct planted
   bool tree_drops_last_of_run = false; // an exact operator's tree leaves out a run's last aggregate
   bool previous_prefix_unwaited = false; // a prefix thread reads the previous tile's prefix unwaited
   bool restarts_unseen = false; // a restarting fold that misses the carries that restart
+  bool values_unshared = false; // the lanes' share() does nothing: value() gives an earlier read's
 };
 
 template <class Op>
@@ -534,7 +550,7 @@ launch_outcome run_launch(const launch_shape& shape,
           std::size_t previous = no_more_tiles; // the producer's last tile
           int ends_marked      = 0;
           ring::running_prefix<Accum> prefix{Accum{}, false, 0}; // a single prefix thread's, carried
-          host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run);
+          host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run, bugs.values_unshared);
           for (;;)
           {
             stage_slot<Accum>& slot = stages[stage];
@@ -867,6 +883,13 @@ TEST(RingModel, CatchesAPrefixThreadThatTakesThePreviousPrefixUnwaited)
   planted bugs;
   bugs.previous_prefix_unwaited = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the previous tile's prefix read before it was written");
+}
+
+TEST(RingModel, CatchesLanesThatNeverShareTheirValues)
+{
+  planted bugs;
+  bugs.values_unshared = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a fold that reads values its lanes never shared");
 }
 
 TEST(RingModel, CatchesStatesClearedByTheFirstCtaToFinish)

@@ -111,11 +111,18 @@ struct ring_layout
     typename Program::ring_storage program;
   };
 
+  // Each prefix warp's window values, after the stages' controls, where its fold shares them.
+  using carry_op = ::cuda::std::remove_cvref_t<decltype(Program::carry_op(::cuda::std::declval<typename Program::params&>()))>;
+  static constexpr int prefix_windows = prefix_read_windows<carry, carry_op, prefix_warps>;
+  using lane_values                   = shared_lane_values<carry, prefix_windows>;
+  static constexpr std::size_t lane_values_bytes = prefix_folds_lanes<carry, carry_op> ? sizeof(lane_values) : 0;
+
   static constexpr std::size_t alignment_slack = 1024;
 
   static constexpr std::size_t shared_bytes(int stages)
   {
-    return alignment_slack + static_cast<std::size_t>(stages) * (stage_bytes + sizeof(control));
+    return alignment_slack + static_cast<std::size_t>(stages) * (stage_bytes + sizeof(control))
+         + prefix_warps * lane_values_bytes;
   }
 };
 
@@ -227,6 +234,7 @@ public:
       , stores_by_threads_(options.stores_by_threads)
       , data_(shared)
       , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(options.stages) * layout::stage_bytes))
+      , lane_values_(reinterpret_cast<typename layout::lane_values*>(controls_ + options.stages))
   {}
 
   __device__ void init_barriers()
@@ -395,7 +403,7 @@ private:
     {
       prefix.value = Program::initial_prefix(p_.program);
     }
-    forward_lanes<carry, prefix_read_windows<carry, decltype(op), layout::prefix_warps>> lanes;
+    forward_lanes<carry, layout::prefix_windows> lanes(layout::lane_values_bytes > 0 ? lane_values_ + turn : nullptr);
     ring_cursor at{stages_};
     for (int i = 0; i < turn; ++i)
     {
@@ -574,6 +582,7 @@ private:
   bool stores_by_threads_;
   unsigned char* data_;
   control* controls_;
+  typename layout::lane_values* lane_values_; // one per prefix warp, where it has any
 };
 
 // Loads / stores the tile image of `tile` (rows of 128 bytes, tensor_map.h) in boxes.

@@ -18,7 +18,9 @@
 //   void load(const State&, std::size_t first, std::size_t end)   lane l of window w reads tile
 //                                      first + 32 w + l where that is below end, else nothing
 //   std::uint32_t published(int w)     lanes of window w that read a published state
-//   Accum value(int w, int lane)       that lane's value, in every lane
+//   void share(int w)                  makes window w's values readable by value(), once a read
+//   Accum value(int w, int lane)       that lane's value as of window w's last share(), in every
+//                                      lane (a window not shared since the read gives stale values)
 //   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in any
 //                                      association (used only for exactly associative operators,
 //                                      engine/exact_association.h, where it equals the left fold)
@@ -44,7 +46,8 @@ namespace spscan::detail::ring
 // round trips a gap takes; but the fold is unrolled over them only up to ~5: with 8 the compiler
 // leaves the loop rolled, the window index becomes a run-time value and a carry costs ~29
 // instructions instead of ~9 (ncu; on the H200 7.7 us a tile against 3.6 with 4 windows and a
-// second round trip; bench/NOTES.md v23, v24 and the profile after v26).
+// second round trip; bench/NOTES.md v23, v24 and the profile after v26). With the values read
+// from shared memory (v30) 4 windows still beat 5 and 8 for the in-order fold.
 //  - Warps taking turns (fold_gap_onto) gather the whole gap before folding: 8 windows, one
 //    round (the selection's; with 5 its 50 % case lost 6 %).
 //  - A single warp folding in order (floats, user operators, by-key carries): 4.
@@ -73,11 +76,11 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
   return run;
 }
 
-// Folds lanes [from, run) of window w onto the prefix (present), one after the other, by
+// Folds lanes [from, run) of window w, shared, onto the prefix (present), one after the other, by
 // step(prefix, lane's value). The window's values reach every lane a chunk at a time (independent
-// exchanges), then the chain of steps runs through the chunk in order: the whole window for
-// carries of up to 4 bytes, half of it for larger ones (32 of 8-byte carries spilled ~1 KiB, and
-// chunks of 8 measured slower on the H200, bench/NOTES.md v23).
+// loads), then the chain of steps runs through the chunk in order: the whole window for carries
+// of up to 4 bytes, half of it for larger ones (32 of 8-byte carries spilled ~1 KiB, and chunks
+// of 8 measured slower on the H200, bench/NOTES.md v23).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Step>
 SPSCAN_HOST_DEVICE void fold_lanes(Lanes& lanes, running_prefix<Accum>& prefix, int w, int from, int run, Step&& step)
@@ -107,11 +110,11 @@ SPSCAN_HOST_DEVICE void fold_lanes(Lanes& lanes, running_prefix<Accum>& prefix, 
   }
 }
 
-// Folds lanes [0, run) of window w onto the prefix, one after the other, by step (the first lane
-// starts the prefix where there is none yet).
+// Folds lanes [0, run) of window w, shared, onto the prefix, one after the other, by step (the
+// first lane starts the prefix where there is none yet).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Step>
-SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Step&& step)
+SPSCAN_HOST_DEVICE void fold_shared_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Step&& step)
 {
   const int from = !prefix.present && run > 0 ? 1 : 0;
   if (from == 1)
@@ -120,6 +123,17 @@ SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& p
     prefix.present = true;
   }
   fold_lanes(lanes, prefix, w, from, run, step);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class Accum, class Step>
+SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Step&& step)
+{
+  if (run > 0)
+  {
+    lanes.share(w);
+    fold_shared_run_in_order(lanes, prefix, w, run, step);
+  }
 }
 
 // An operator that restarts (a by-key scan's segmented combine) states `restarts_at_heads` and
@@ -147,9 +161,10 @@ SPSCAN_HOST_DEVICE void fold_run_restarting(Lanes& lanes, running_prefix<Accum>&
   const auto extend            = [&](const Accum& earlier, const Accum& later) { return op.extend(earlier, later); };
   const std::uint32_t in_run   = run == warp_threads ? 0xffffffffu : (1u << run) - 1u;
   const std::uint32_t restarts = lanes.which(w, [&](const Accum& c) { return op.restarts(c); }) & in_run;
+  lanes.share(w);
   if (restarts == 0)
   {
-    fold_run_in_order(lanes, prefix, w, run, extend);
+    fold_shared_run_in_order(lanes, prefix, w, run, extend);
     return;
   }
   int last = warp_threads - 1;
@@ -268,19 +283,46 @@ SPSCAN_HOST_DEVICE void fold_gap_onto(const State& states,
   fold_aggregates_until(states, prefix, tile, op, lanes); // the rest of a gap wider than the lanes
 }
 
+// Whether a prefix warp's fold reads single lanes' values (in order, or from a restart on): the
+// trees of exactly associative operators read none.
+template <class Accum, class Op>
+inline constexpr bool prefix_folds_lanes = restarts_at_heads<Op>::value || !exactly_associative<Accum, Op>;
+
+// Where a prefix warp shares its read's values (forward_lanes::share): Windows x 32 of them, in
+// shared memory.
+template <class Accum, int Windows>
+struct shared_lane_values
+{
+  alignas(Accum) unsigned char bytes[sizeof(Accum) * Windows * warp_threads];
+};
+
 #if defined(__CUDACC__)
-// The device's lanes: one warp, `Windows` windows of 32 states per read.
+// The device's lanes: one warp, `Windows` windows of 32 states per read, kept in registers. A
+// window folded lane by lane is first shared: each lane stores its value into `shared`, and the
+// chain of steps takes each value by one broadcast load instead of a shuffle (H200, 2^28: by-key
+// scans with one segment 0.84 -> 0.91 of copy, float scans 0.93 -> 0.94; bench/NOTES.md v30).
+// The trees keep their shuffles: with their values in shared memory too, the 1- and 2-byte
+// scans lost 3-4 %.
 template <class Accum, int Windows>
 class forward_lanes
 {
 public:
   static constexpr int windows = Windows;
 
+  // `shared` may be null where the fold never shares (!prefix_folds_lanes).
+  __device__ explicit forward_lanes(shared_lane_values<Accum, Windows>* shared)
+      : shared_(shared == nullptr ? nullptr : reinterpret_cast<Accum*>(shared->bytes))
+  {}
+
   template <class State>
   __device__ void load(const State& states, std::size_t first, std::size_t end)
   {
     pause_ns_      = progressed_ ? 0u : pause_ns_;
     const int lane = static_cast<int>(threadIdx.x % warp_threads);
+    if (shared_ != nullptr)
+    {
+      __syncwarp(); // every lane is done with the values the last read shared
+    }
 #pragma unroll
     for (int w = 0; w < Windows; ++w)
     {
@@ -302,9 +344,14 @@ public:
   {
     return __ballot_sync(0xffffffffu, pred(snapshot(w).value));
   }
+  __device__ void share(int w)
+  {
+    shared_[w * warp_threads + static_cast<int>(threadIdx.x % warp_threads)] = snapshot(w).value;
+    __syncwarp();
+  }
   __device__ Accum value(int w, int lane) const
   {
-    return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
+    return shared_[w * warp_threads + lane];
   }
   template <class Op>
   __device__ Accum reduce(int w, int run, Op& op) const
@@ -336,6 +383,7 @@ private:
     return snapshot_at(window_, w);
   }
 
+  Accum* shared_;
   tile_snapshot<Accum> window_[Windows];
   unsigned pause_ns_ = 0;
   bool progressed_   = true;
