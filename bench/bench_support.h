@@ -193,17 +193,19 @@ __global__ void fill_hashed(T* out, std::size_t n, std::uint64_t seed)
   }
 }
 
-// Selects a value where its low 32 bits (random: the input is hashed), scaled to [0, 1000), fall
-// below the threshold (the selectivity in permille). One multiply: the predicate must not be
-// what is measured (a 64-bit modulo here once cost more than the memory traffic).
+// Selects a value where its bits (the low 32 of wider types; random: the input is hashed),
+// scaled to [0, 1000), fall below the threshold (the selectivity in permille). One multiply: the
+// predicate must not be what is measured (a 64-bit modulo here once cost more than the memory
+// traffic).
 template <class T>
 struct below_permille
 {
   unsigned threshold;
   __host__ __device__ bool operator()(const T& x) const
   {
-    const std::uint64_t low = static_cast<std::uint32_t>(x);
-    return static_cast<unsigned>((low * 1000u) >> 32) < threshold;
+    constexpr int bits      = sizeof(T) < 4 ? int(8 * sizeof(T)) : 32;
+    const std::uint64_t low = sizeof(T) < 4 ? std::uint64_t{static_cast<::cuda::std::make_unsigned_t<T>>(x)} : std::uint64_t{static_cast<std::uint32_t>(x)};
+    return static_cast<unsigned>((low * 1000u) >> bits) < threshold;
   }
 };
 

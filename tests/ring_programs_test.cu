@@ -201,6 +201,13 @@ TEST(RingSelect, copy_if_of_int8_keeps_every_selected_element_in_order)
   expect_ring_selection_exact<false, std::int8_t>(false);
 }
 
+// int16: rows of 8 elements a lane, so the counts the reduce squad keeps before a lane's word reach
+// 248 of their 8 bits where every element is selected (modulus 1).
+TEST(RingSelect, copy_if_of_int16_keeps_every_selected_element_in_order)
+{
+  expect_ring_selection_exact<false, std::int16_t>(false);
+}
+
 TEST(RingSelect, copy_if_of_int32_keeps_every_selected_element_in_order)
 {
   expect_ring_selection_exact<false, std::int32_t>(false);

@@ -210,9 +210,9 @@ struct select_program
   // (a row of 32 elements per ballot cost about 4x the instructions and held the ring at 0.34 of
   // its roofline, bench/NOTES.md v12): word row r of a warp's segment is its words 32 r + lane, and
   // a lane keeps one bit per element it tested, bit r * per_word + k for element k of its word in
-  // row r (items <= 32 bits). The reduce squad tests and publishes the tile's count; the scan
-  // squad counts, row by row, the selected elements before each lane's word (a warp scan) and
-  // writes the selected (and rejected) elements out once the count before the tile is known.
+  // row r (items <= 32 bits). The reduce squad tests, publishes the tile's count and counts, row by
+  // row, the selected elements before each lane's word (a warp scan); the scan squad writes the
+  // selected (and rejected) elements out once the count before the tile is known.
   // (For elements of up to 4 bytes the selected ones are packed in the stage first and stored
   // from consecutive lanes: ring_scan.)
   // The output is the classic program's: every selected element, in input order.
@@ -229,12 +229,110 @@ struct select_program
   static constexpr int per_word                = vectors::per_word;
   static constexpr int word_rows               = vectors::words_per_lane;
 
+  // Elements of 8 bytes and partition_copy's two outputs keep each lane's own stores; the others
+  // are packed in the stage first (ring_scan).
+  static constexpr bool packs_selected = !Partition && per_word > 2;
+
+  // The selected elements of each row of a warp's segment before each lane's word, and each row's
+  // total: the rows' warp scans run side by side, two rows to a 32-bit word (16-bit fields: a row
+  // holds at most 32 * per_word <= 1024), so that their exchanges overlap instead of waiting on
+  // each other row after row.
+  static constexpr int row_pairs = (word_rows + 1) / 2;
+  struct row_counts
+  {
+    std::uint32_t exclusive[row_pairs];
+    std::uint32_t totals[row_pairs];
+
+    __device__ std::uint32_t before(int r) const
+    {
+      return (exclusive[r / 2] >> ((r % 2) * 16)) & 0xffffu;
+    }
+    __device__ std::uint32_t total(int r) const
+    {
+      return (totals[r / 2] >> ((r % 2) * 16)) & 0xffffu;
+    }
+  };
+  static constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
+
+  __device__ static row_counts count_rows(std::uint32_t bits, int lane)
+  {
+    row_counts rows;
+    std::uint32_t through[row_pairs];
+#pragma unroll
+    for (int q = 0; q < row_pairs; ++q)
+    {
+      const std::uint32_t low  = __popc((bits >> (2 * q * per_word)) & row_mask);
+      const std::uint32_t high = 2 * q + 1 < word_rows ? __popc((bits >> ((2 * q + 1) * per_word)) & row_mask) : 0u;
+      rows.exclusive[q]        = low | high << 16;
+      through[q]               = rows.exclusive[q];
+    }
+#pragma unroll
+    for (int offset = 1; offset < warp_threads; offset *= 2)
+    {
+#pragma unroll
+      for (int q = 0; q < row_pairs; ++q)
+      {
+        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through[q], offset);
+        through[q] += lane >= offset ? lower : 0u;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < row_pairs; ++q)
+    {
+      rows.exclusive[q] = through[q] - rows.exclusive[q];
+      rows.totals[q]    = __shfl_sync(0xffffffffu, through[q], warp_threads - 1);
+    }
+    return rows;
+  }
+
+  // Where the selected elements are packed, the scan squad is the ring's queue (1.4-1.9 us a tile
+  // against the reduce squad's 0.8, bench/NOTES.md v19), so the reduce squad counts the rows and
+  // keeps the counts in the stage: the counts before each lane's word in fields of 8 bits where
+  // they fit (at most 31 * per_word), else 16, and each warp's row totals (int32 at 2^28 on the
+  // H200: 1.11-1.20x -> 1.16-1.33x of CUB; int64, which stores from the lanes, lost 4-6 %: v31).
+  static constexpr int row_field_bits      = (warp_threads - 1) * per_word < 256 ? 8 : 16;
+  static constexpr int row_fields_per_word = 32 / row_field_bits;
+  static constexpr int kept_row_words      = (word_rows + row_fields_per_word - 1) / row_fields_per_word;
+  struct kept_rows
+  {
+    std::uint32_t before[kept_row_words][threads];
+    std::uint16_t totals[warps][word_rows];
+  };
+  struct no_kept_rows
+  {};
+
   struct ring_storage
   {
     std::uint32_t lane_bits[threads];
+    ::cuda::std::conditional_t<packs_selected, kept_rows, no_kept_rows> rows;
     std::uint32_t warp_offset[warps];
     std::uint32_t tile_count;
     typename block::shared_storage block;
+  };
+
+  // The scan squad's view of the row counts the reduce squad kept.
+  struct kept_row_counts
+  {
+    std::uint32_t fields[kept_row_words];
+    const std::uint16_t* totals;
+
+    __device__ kept_row_counts(const kept_rows& kept, int rank)
+        : totals(kept.totals[rank / warp_threads])
+    {
+#pragma unroll
+      for (int w = 0; w < kept_row_words; ++w)
+      {
+        fields[w] = kept.before[w][rank];
+      }
+    }
+    __device__ std::uint32_t before(int r) const
+    {
+      return (fields[r / row_fields_per_word] >> ((r % row_fields_per_word) * row_field_bits)) & ((1u << row_field_bits) - 1u);
+    }
+    __device__ std::uint32_t total(int r) const
+    {
+      return totals[r];
+    }
   };
 
   template <class Tensors, class Barrier>
@@ -287,6 +385,26 @@ struct select_program
     {
       storage.tile_count = before.total;
     }
+    if constexpr (packs_selected)
+    {
+      // The rows' counts for the scan squad, after the tile's count (it goes out once this returns).
+      const row_counts rows                 = count_rows(bits, lane);
+      std::uint32_t fields[kept_row_words] = {};
+#pragma unroll
+      for (int r = 0; r < word_rows; ++r)
+      {
+        fields[r / row_fields_per_word] |= rows.before(r) << ((r % row_fields_per_word) * row_field_bits);
+        if (lane == warp_threads - 1)
+        {
+          storage.rows.totals[rank / warp_threads][r] = static_cast<std::uint16_t>(rows.total(r));
+        }
+      }
+#pragma unroll
+      for (int w = 0; w < kept_row_words; ++w)
+      {
+        storage.rows.before[w][rank] = fields[w];
+      }
+    }
     return before.total;
   }
 
@@ -304,47 +422,17 @@ struct select_program
     const std::size_t first     = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
     const vectors staged        = ring::warp_slice_in_stage<vectors>(stage, rank);
     const std::uint32_t bits    = storage.lane_bits[rank];
-    constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
-    // Selected elements of each row before this lane's word: the rows' warp scans run side by
-    // side, two rows to a 32-bit word (16-bit fields: a row holds at most 32 * per_word <= 1024),
-    // so that their exchanges overlap instead of waiting on each other row after row.
-    constexpr int pairs = (word_rows + 1) / 2;
-    std::uint32_t counts[pairs], through[pairs], totals[pairs];
-#pragma unroll
-    for (int q = 0; q < pairs; ++q)
-    {
-      const std::uint32_t low  = __popc((bits >> (2 * q * per_word)) & row_mask);
-      const std::uint32_t high = 2 * q + 1 < word_rows ? __popc((bits >> ((2 * q + 1) * per_word)) & row_mask) : 0u;
-      counts[q]                = low | high << 16;
-      through[q]               = counts[q];
-    }
-#pragma unroll
-    for (int offset = 1; offset < warp_threads; offset *= 2)
-    {
-#pragma unroll
-      for (int q = 0; q < pairs; ++q)
-      {
-        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through[q], offset);
-        through[q] += lane >= offset ? lower : 0u;
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < pairs; ++q)
-    {
-      totals[q] = __shfl_sync(0xffffffffu, through[q], warp_threads - 1);
-    }
     // Elements of 8 bytes and partition_copy's two outputs keep the lane's own stores: packing
     // measured slower for int64 (0.99 -> 0.90-0.94 of the roofline at 2^28, bench/NOTES.md v18).
-    if constexpr (Partition || per_word <= 2)
+    if constexpr (!packs_selected)
     {
+      const row_counts rows   = count_rows(bits, lane);
       std::uint64_t row_start = tile_before + storage.warp_offset[rank / warp_threads]; // selected before the row
 #pragma unroll
       for (int r = 0; r < word_rows; ++r)
       {
-        const int shift                = (r % 2) * 16;
         const std::uint32_t row_bits   = (bits >> (r * per_word)) & row_mask;
-        const std::uint32_t before     = ((through[r / 2] - counts[r / 2]) >> shift) & 0xffffu;
-        const std::uint64_t word_start = row_start + before;
+        const std::uint64_t word_start = row_start + rows.before(r);
         const int word                 = r * warp_threads + lane;
         if (Partition || row_bits != 0)
         {
@@ -365,7 +453,7 @@ struct select_program
             }
           }
         }
-        row_start += (totals[r / 2] >> shift) & 0xffffu;
+        row_start += rows.total(r);
       }
     }
     else
@@ -375,14 +463,14 @@ struct select_program
       // end of row r, which every lane has read by then), then stored by consecutive lanes, so
       // that each store instruction writes whole sectors rather than every per_word-th element
       // (int32 at 2^28, H100: 99% selected 0.75 -> 0.88 of the roofline, 50% 0.81 -> 0.91).
+      const kept_row_counts rows(storage.rows, rank);
       value* packed           = reinterpret_cast<value*>(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes);
       std::uint32_t row_first = 0; // the warp's selected elements in the rows before
 #pragma unroll
       for (int r = 0; r < word_rows; ++r)
       {
-        const int shift              = (r % 2) * 16;
         const std::uint32_t row_bits = (bits >> (r * per_word)) & row_mask;
-        const std::uint32_t before   = row_first + (((through[r / 2] - counts[r / 2]) >> shift) & 0xffffu);
+        const std::uint32_t before   = row_first + rows.before(r);
         value elements[per_word];
         if (row_bits != 0)
         {
@@ -397,7 +485,7 @@ struct select_program
             packed[before + __popc(row_bits & ((1u << k) - 1u))] = elements[k];
           }
         }
-        row_first += (totals[r / 2] >> shift) & 0xffffu;
+        row_first += rows.total(r);
       }
       __syncwarp();
       const std::uint64_t warp_first = tile_before + storage.warp_offset[rank / warp_threads];
