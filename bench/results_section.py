@@ -94,7 +94,8 @@ def main():
     out += code(between(sharded, "GPU 0,"))
     out += [""] + between(sharded, "| GPUs |", "checks")
     out += ["", "### The ablation", ""]
-    out += ["`bench/ABLATION.md`: its tables for this GPU come from the same run."]
+    out += ["`bench/ABLATION.md` has the ablation's tables and what they show (its runs name their tree);",
+            "this run's ablation numbers are the CSV at the end of its bench.log."]
     print("\n".join(out))
 
 
