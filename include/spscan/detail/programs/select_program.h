@@ -289,7 +289,7 @@ struct select_program
   // against the reduce squad's 0.8, bench/NOTES.md v19), so the reduce squad counts the rows and
   // keeps the counts in the stage: the counts before each lane's word in fields of 8 bits where
   // they fit (at most 31 * per_word), else 16, and each warp's row totals (int32 at 2^28 on the
-  // H200: 1.11-1.20x -> 1.16-1.33x of CUB; int64, which stores from the lanes, lost 4-6 %: v31).
+  // H200: 1.10-1.19x -> 1.15-1.34x of CUB; int64, which stores from the lanes, lost 4-6 %: v31).
   static constexpr int row_field_bits      = (warp_threads - 1) * per_word < 256 ? 8 : 16;
   static constexpr int row_fields_per_word = 32 / row_field_bits;
   static constexpr int kept_row_words      = (word_rows + row_fields_per_word - 1) / row_fields_per_word;
