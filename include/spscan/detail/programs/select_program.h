@@ -297,17 +297,26 @@ struct select_program
   {
     std::uint32_t before[kept_row_words][threads];
     std::uint16_t totals[warps][word_rows];
-  };
-  struct no_kept_rows
-  {};
 
-  struct ring_storage
-  {
-    std::uint32_t lane_bits[threads];
-    ::cuda::std::conditional_t<packs_selected, kept_rows, no_kept_rows> rows;
-    std::uint32_t warp_offset[warps];
-    std::uint32_t tile_count;
-    typename block::shared_storage block;
+    // Reduce squad thread `rank` keeps its rows' counts (the warp's last lane, the totals too).
+    __device__ void keep(const row_counts& rows, int rank)
+    {
+      std::uint32_t fields[kept_row_words] = {};
+#pragma unroll
+      for (int r = 0; r < word_rows; ++r)
+      {
+        fields[r / row_fields_per_word] |= rows.before(r) << ((r % row_fields_per_word) * row_field_bits);
+        if (rank % warp_threads == warp_threads - 1)
+        {
+          totals[rank / warp_threads][r] = static_cast<std::uint16_t>(rows.total(r));
+        }
+      }
+#pragma unroll
+      for (int w = 0; w < kept_row_words; ++w)
+      {
+        before[w][rank] = fields[w];
+      }
+    }
   };
 
   // The scan squad's view of the row counts the reduce squad kept.
@@ -333,6 +342,18 @@ struct select_program
     {
       return totals[r];
     }
+  };
+
+  struct no_kept_rows
+  {};
+
+  struct ring_storage
+  {
+    std::uint32_t lane_bits[threads];
+    ::cuda::std::conditional_t<packs_selected, kept_rows, no_kept_rows> rows;
+    std::uint32_t warp_offset[warps];
+    std::uint32_t tile_count;
+    typename block::shared_storage block;
   };
 
   template <class Tensors, class Barrier>
@@ -388,22 +409,7 @@ struct select_program
     if constexpr (packs_selected)
     {
       // The rows' counts for the scan squad, after the tile's count (it goes out once this returns).
-      const row_counts rows                 = count_rows(bits, lane);
-      std::uint32_t fields[kept_row_words] = {};
-#pragma unroll
-      for (int r = 0; r < word_rows; ++r)
-      {
-        fields[r / row_fields_per_word] |= rows.before(r) << ((r % row_fields_per_word) * row_field_bits);
-        if (lane == warp_threads - 1)
-        {
-          storage.rows.totals[rank / warp_threads][r] = static_cast<std::uint16_t>(rows.total(r));
-        }
-      }
-#pragma unroll
-      for (int w = 0; w < kept_row_words; ++w)
-      {
-        storage.rows.before[w][rank] = fields[w];
-      }
+      storage.rows.keep(count_rows(bits, lane), rank);
     }
     return before.total;
   }
