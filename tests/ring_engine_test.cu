@@ -13,6 +13,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <random>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -190,6 +192,76 @@ TEST(RingScan, noncommutative_8_byte_carries_in_packed_states)
 TEST(RingScan, noncommutative_16_byte_carries_in_split_states)
 {
   expect_noncommutative_scan_matches<matrix2>(multiply_matrix2{});
+}
+
+// 8-byte types under exactly associative operators run on the ring in its own, smaller tile
+// (engine/tuning.h, ring_scan_tuning: 4096 elements, where the classic engine takes 8192). Floats
+// keep the classic tile, whose association their bits carry.
+static_assert(sd::ring_scan_program_for<sd::scan_kind::inclusive, std::int64_t, std::int64_t*, std::int64_t*, thrust::plus<std::int64_t>>::tuning::tile_items
+                == sd::scan_tuning<std::int64_t, std::int64_t, std::int64_t>::tile_items / 2);
+static_assert(std::is_same_v<sd::ring_scan_program_for<sd::scan_kind::inclusive, double, double*, double*, thrust::plus<double>>,
+                             program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>>);
+static_assert(std::is_same_v<sd::ring_scan_program_for<sd::scan_kind::inclusive, std::int32_t, std::int32_t*, std::int32_t*, thrust::plus<std::int32_t>>,
+                             program_for<sd::scan_kind::inclusive, std::int32_t, thrust::plus<std::int32_t>>>);
+
+// So their results must be the classic engine's in its own tile, bit for bit, and the sequential
+// fold: the ring's smaller tile against the classic engine's larger one, for a sum, an exclusive
+// xor with init and a maximum, every ring depth, both stores and several CTA counts.
+template <sd::scan_kind Kind, class T, class Op>
+void expect_smaller_ring_tile_keeps_the_bits(Op op, T init, bool full_range)
+{
+  using ring_program    = sd::ring_scan_program_for<Kind, T, T*, T*, Op>;
+  using classic_program = program_for<Kind, T, Op>;
+  SKIP_WITHOUT_RING(ring_program);
+  for (const std::size_t n : ring_sizes<ring_program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    std::vector<T> in = spscan_test::random_values<T>(n, seed);
+    if (full_range) // every bit in play (a sum keeps small values: signed overflow on the host is undefined)
+    {
+      std::mt19937_64 engine(seed);
+      for (T& v : in)
+      {
+        v = static_cast<T>(engine());
+      }
+    }
+    const auto like = sd::make_scan_params<Kind, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), op, init);
+    const std::vector<T> small_tiles = expect_ring_matches_classic<ring_program>(in, like);
+
+    thrust::device_vector<T> d_in(in.begin(), in.end()), d_out(n);
+    poison(d_out);
+    auto params = like;
+    params.in   = thrust::raw_pointer_cast(d_in.data());
+    params.out  = thrust::raw_pointer_cast(d_out.data());
+    auto policy = thrust::cuda::par.on(0);
+    sd::launch_single_pass<classic_program>(policy, params, n);
+    expect_bitwise_equal(to_host(d_out), small_tiles, "the classic engine's larger tile against the ring's smaller one");
+
+    std::vector<T> expected(n);
+    T running = init;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      if constexpr (Kind == sd::scan_kind::exclusive)
+      {
+        expected[i] = running;
+        running     = op(running, in[i]);
+      }
+      else
+      {
+        running     = i == 0 ? in[0] : op(running, in[i]);
+        expected[i] = running;
+      }
+    }
+    expect_bitwise_equal(expected, small_tiles, "the sequential fold");
+  }
+}
+
+TEST(RingScan, exact_8_byte_operators_in_the_rings_smaller_tile_keep_the_classic_bits)
+{
+  expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::plus<std::int64_t>{}, 0, false);
+  expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::exclusive, std::uint64_t>(thrust::bit_xor<std::uint64_t>{}, 0x5a5a5a5a5a5a5a5aull, true);
+  expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::maximum<std::int64_t>{}, 0, true);
 }
 
 // The public entry points: inputs from 16 MiB run on the ring where the device has it, smaller

@@ -69,6 +69,16 @@ template <class InputValue, class Accum, class OutputValue, int Widest = widest_
 struct reduced_scan_tuning : tile_shape<Widest, 128, Widest == 8 ? 4 : 5>
 {};
 
+// The ring engine's shape (ring/): scan_tuning's, except for 8-byte types under an exactly
+// associative operator (exact_association.h), which take reduced_scan_tuning's 4096-element tiles:
+// 32 KiB, so 6 stages in the ring where the 64 KiB tile leaves 3. The tile cannot change such an
+// operator's bits, so both engines still give the same results (H200, bench/NOTES.md v33: int64
+// 2^28 0.89 -> 0.96 of copy); floating-point sums keep the tile whose association they carry.
+template <class InputValue, class Accum, class OutputValue, bool ExactOperator>
+using ring_scan_tuning = ::cuda::std::conditional_t<ExactOperator && widest_of<InputValue, Accum, OutputValue> == 8,
+                                                   reduced_scan_tuning<InputValue, Accum, OutputValue>,
+                                                   scan_tuning<InputValue, Accum, OutputValue>>;
+
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
 // registers on one SM), else 1.
 template <class Tuning, class = void>

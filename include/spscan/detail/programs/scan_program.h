@@ -11,6 +11,7 @@
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/block_scan.h>
+#include <spscan/detail/engine/exact_association.h>
 #include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
@@ -367,6 +368,17 @@ using scan_shapes = kernel_shapes<
                    Op,
                    Init>>;
 
+// The scan program of the ring engine (ring/ring_launch.h), in its own shape (ring_scan_tuning).
+template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, class Init = Accum>
+using ring_scan_program_for = scan_program_for<
+  Kind,
+  Accum,
+  ring_scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>, exactly_associative<Accum, Op>>,
+  InputIt,
+  OutputIt,
+  Op,
+  Init>;
+
 // Scans `count` elements (negative counts are empty ranges, as in Thrust) in the shape the
 // current device can launch, and returns result + count. `init`: an Accum, or a
 // device_initial_value<Accum>.
@@ -376,14 +388,15 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
   const auto params   = make_scan_params<Kind, Accum>(first, n, result, op, init);
   with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
-    using program = typename decltype(shape)::type;
+    using program      = typename decltype(shape)::type;
+    using ring_program = ring_scan_program_for<Kind, Accum, InputIt, OutputIt, Op, Init>;
     // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
     // bits as the classic engine's either way. Inputs the copy engine cannot read stay on the
     // classic engine: staged by the ring's reduce squad they measured 0.84-0.97x of it at 2^26-2^28
     // (H200 and H100: counting and transform iterators, int8 into int32; bench/NOTES.md v12).
-    if constexpr (program::ring_copies_input)
+    if constexpr (ring_program::ring_copies_input)
     {
-      if (params.vector_load && params.vector_store && ring::launch_ring<program>(policy, params, n, params.in, params.out))
+      if (params.vector_load && params.vector_store && ring::launch_ring<ring_program>(policy, params, n, params.in, params.out))
       {
         return;
       }

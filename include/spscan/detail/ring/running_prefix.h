@@ -23,7 +23,8 @@
 //                                      lane (a window not shared since the read gives stale values)
 //   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in any
 //                                      association (used only for exactly associative operators,
-//                                      engine/exact_association.h, where it equals the left fold)
+//                                      engine/exact_association.h, where it equals the left fold);
+//                                      any value where run is 0 (the caller ignores it)
 //   void pause()                       back off before reading again
 //   std::uint32_t which(int w, pred)   lanes of window w whose value satisfies pred (used only for
 //                                      operators that restart, below)
@@ -203,25 +204,55 @@ SPSCAN_HOST_DEVICE void fold_run(Lanes& lanes, running_prefix<Accum>& prefix, in
   }
 }
 
-// Folds the aggregates of tiles [prefix.next, to) onto the prefix, waiting for those that are not
-// published yet. Called by a whole warp with the same arguments; every lane ends with the result.
+// Folds the leading run of published aggregates in the lanes' windows onto the prefix (the first
+// aggregate not yet published ends it), and returns whether the run had any. A single prefix warp
+// (up to 5 windows) under an exactly associative operator that does not restart first finds every
+// window's run, then adds the windows in trees side by side, so that their shuffles overlap, and
+// folds the window totals left to right: the same trees as window by window, in a quarter less of
+// the prefix warp's time a tile (H200, int32 2^22: 1.38 -> 1.06 us). Warps taking turns (8
+// windows, the selection) keep window by window: side by side cost their 1 % case 3-7 % (H200,
+// bench/NOTES.md v34).
 _CCCL_EXEC_CHECK_DISABLE
-template <class Lanes, class State, class Accum, class Op>
-SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefix<Accum>& prefix, std::size_t to, Op& op, Lanes& lanes)
+template <class Lanes, class Accum, class Op>
+SPSCAN_HOST_DEVICE bool fold_published_run(Lanes& lanes, running_prefix<Accum>& prefix, Op& op)
 {
   constexpr int lanes_per_window = warp_threads;
-  while (prefix.next < to)
+  bool progressed = false;
+  bool stopped    = false;
+  if constexpr (exactly_associative<Accum, Op> && !restarts_at_heads<::cuda::std::remove_cv_t<Op>>::value && Lanes::windows <= 5)
   {
-    lanes.load(states, prefix.next, to);
-    bool progressed = false;
-    bool stopped    = false;
+    int runs[Lanes::windows];
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      runs[w] = stopped ? 0 : leading_run(lanes.published(w));
+      stopped = stopped || runs[w] < lanes_per_window;
+    }
+    Accum totals[Lanes::windows];
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      totals[w] = lanes.reduce(w, runs[w], op); // ignored below where the run is empty
+    }
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (runs[w] > 0)
+      {
+        prefix.value   = prefix.present ? op(prefix.value, totals[w]) : totals[w];
+        prefix.present = true;
+        prefix.next += static_cast<std::size_t>(runs[w]);
+        progressed = true;
+      }
+    }
+  }
+  else
+  {
 #pragma unroll
     for (int w = 0; w < Lanes::windows; ++w)
     {
       if (!stopped)
       {
-        // The run of published aggregates at the window's start is folded; the first gap ends
-        // this read.
         const int run = leading_run(lanes.published(w));
         fold_run(lanes, prefix, w, run, op);
         prefix.next += static_cast<std::size_t>(run);
@@ -229,7 +260,20 @@ SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefi
         stopped    = run < lanes_per_window;
       }
     }
-    if (!progressed)
+  }
+  return progressed;
+}
+
+// Folds the aggregates of tiles [prefix.next, to) onto the prefix, waiting for those that are not
+// published yet. Called by a whole warp with the same arguments; every lane ends with the result.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class State, class Accum, class Op>
+SPSCAN_HOST_DEVICE void fold_aggregates_until(const State& states, running_prefix<Accum>& prefix, std::size_t to, Op& op, Lanes& lanes)
+{
+  while (prefix.next < to)
+  {
+    lanes.load(states, prefix.next, to);
+    if (!fold_published_run(lanes, prefix, op))
     {
       lanes.pause(); // the aggregate at the front is being reduced right now
     }
