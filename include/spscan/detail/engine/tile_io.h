@@ -157,6 +157,52 @@ public:
     __syncwarp();
   }
 
+  // stage() for the input's last warp segment, of which only the first `valid` elements exist:
+  // whole words move as words, the word across the end element by element, and every element
+  // past the end is `stand_in` (the input's last element: the operator then sees only input
+  // values; the results they give are never written, and nothing reads the last tile's
+  // aggregate). Element by element, 128 int8s a lane cost ~5 us (bench/NOTES.md v35). Once a
+  // call, so its loops stay rolled: unrolled, they cost the hot paths registers and spills.
+  template <class Source>
+  __device__ void stage_partial(const Source* segment, int valid, const Source& stand_in) const
+  {
+    static_assert(::cuda::std::is_same_v<::cuda::std::remove_cv_t<Source>, T>);
+    const uint4* source = reinterpret_cast<const uint4*>(segment);
+    T fill[per_word]; // a word of stand-ins, for the words wholly past the end
+#pragma unroll
+    for (int k = 0; k < per_word; ++k)
+    {
+      fill[k] = stand_in;
+    }
+    uint4 fill_word;
+    memcpy(&fill_word, fill, 16);
+#pragma unroll 1
+    for (int j = 0; j < words_per_lane; ++j)
+    {
+      const int i = j * warp_threads + lane_;
+      if ((i + 1) * per_word <= valid)
+      {
+        words_[slot(i)] = source[i];
+      }
+      else if (i * per_word >= valid)
+      {
+        words_[slot(i)] = fill_word;
+      }
+      else
+      {
+        unsigned char* word = reinterpret_cast<unsigned char*>(words_ + slot(i));
+#pragma unroll 1
+        for (int k = 0; k < per_word; ++k)
+        {
+          const int e     = i * per_word + k;
+          const T element = e < valid ? segment[e] : stand_in;
+          memcpy(word + k * sizeof(T), &element, sizeof(T));
+        }
+      }
+    }
+    __syncwarp();
+  }
+
   // Element i of the segment (staged).
   __device__ T at(int i) const
   {
@@ -225,6 +271,34 @@ public:
     {
       const int i = j * warp_threads + lane_;
       target[i]   = words_[slot(i)];
+    }
+  }
+
+  // write() of the first `valid` elements only (the input's last warp segment).
+  template <class Out>
+  __device__ void write_partial(Out* segment, int valid) const
+  {
+    __syncwarp();
+    uint4* target = reinterpret_cast<uint4*>(segment);
+#pragma unroll 1
+    for (int j = 0; j < words_per_lane; ++j)
+    {
+      const int i = j * warp_threads + lane_;
+      if ((i + 1) * per_word <= valid)
+      {
+        target[i] = words_[slot(i)];
+      }
+      else
+      {
+        const unsigned char* word = reinterpret_cast<const unsigned char*>(words_ + slot(i));
+#pragma unroll 1
+        for (int k = 0; k < per_word && i * per_word + k < valid; ++k)
+        {
+          Out element;
+          memcpy(&element, word + k * sizeof(Out), sizeof(Out));
+          segment[i * per_word + k] = element;
+        }
+      }
     }
   }
 

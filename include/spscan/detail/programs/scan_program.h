@@ -160,6 +160,21 @@ struct scan_program
         }
         return;
       }
+      // The last warp's segment too where a lane holds 1- or 2-byte elements (128 or 64 of them,
+      // which the element path below folds one by one): int8 of 1000 elements 11.7 -> 9.6 us on
+      // an H200, level with CUB. 4- and 8-byte elements (32 a lane) keep the element path: a
+      // first version that took them too gained nothing measurable (bench/NOTES.md v35).
+      if constexpr (sizeof(input_value) < 4)
+      {
+        if (at.valid() > 0 && p.vector_load && p.vector_store)
+        {
+          const vectors staged(slice, at.lane);
+          staged.stage_partial(in, at.valid(), p.in[static_cast<difference_of<InputIt>>(p.n - 1)]);
+          scan_staged(p, shared, tile, staged, at.tile_valid, Accum{});
+          staged.write_partial(out, at.valid());
+          return;
+        }
+      }
     }
     // A thread with no element of the input (only in a partial tile) takes part in the block
     // scan with the input's last element, so that the operator sees only input values; the block
