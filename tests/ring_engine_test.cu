@@ -43,23 +43,31 @@ using spscan_test::to_host;
 template <sd::scan_kind Kind, class T, class Op>
 using program_for = sd::scan_program_for<Kind, T, sd::scan_tuning<T, T, T>, T*, T*, Op>;
 
+// Runs Program over `host_in` on the classic engine, into a poisoned output, and returns the result.
+template <class Program, class T>
+std::vector<T> classic_result(const std::vector<T>& host_in, const typename Program::params& like)
+{
+  const std::size_t n = host_in.size();
+  thrust::device_vector<T> in(host_in.begin(), host_in.end()), out(n);
+  poison(out);
+  auto params = like;
+  params.in   = thrust::raw_pointer_cast(in.data());
+  params.out  = thrust::raw_pointer_cast(out.data());
+  params.n    = n;
+  auto policy = thrust::cuda::par.on(0);
+  sd::launch_single_pass<Program>(policy, params, n);
+  return to_host(out);
+}
+
 // Runs Program over `in` on the classic engine and on the ring with the options the device allows
 // (three depths, both stores, three CTA counts); every ring result must carry the classic result's bits. Returns the classic result.
 template <class Program, class T>
 std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const typename Program::params& like, bool in_place = false)
 {
   const std::size_t n = host_in.size();
-  thrust::device_vector<T> in(host_in.begin(), host_in.end());
-  thrust::device_vector<T> classic_out(n), ring_out(n);
+  const std::vector<T> classic = classic_result<Program>(host_in, like);
+  thrust::device_vector<T> in(host_in.begin(), host_in.end()), ring_out(n);
   auto policy = thrust::cuda::par.on(0);
-
-  auto classic_params = like;
-  classic_params.in   = thrust::raw_pointer_cast(in.data());
-  classic_params.out  = thrust::raw_pointer_cast(classic_out.data());
-  classic_params.n    = n;
-  poison(classic_out);
-  sd::launch_single_pass<Program>(policy, classic_params, n);
-  const std::vector<T> classic = to_host(classic_out);
 
   for (const int stages : spscan_test::ring_depths_to_test(ring_stages_here<Program>()))
   {
@@ -72,7 +80,8 @@ std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const 
                                           << (by_threads ? "threads" : "the copy engine") << ", CTAs " << ctas
                                           << (in_place ? ", in place" : ""));
         thrust::device_vector<T> source(in);
-        auto p = classic_params;
+        auto p = like;
+        p.n    = n;
         p.in   = thrust::raw_pointer_cast(source.data());
         p.out  = in_place ? thrust::raw_pointer_cast(source.data()) : thrust::raw_pointer_cast(ring_out.data());
         if (!in_place)
@@ -228,15 +237,8 @@ void expect_smaller_ring_tile_keeps_the_bits(Op op, T init, bool full_range)
     }
     const auto like = sd::make_scan_params<Kind, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), op, init);
     const std::vector<T> small_tiles = expect_ring_matches_classic<ring_program>(in, like);
-
-    thrust::device_vector<T> d_in(in.begin(), in.end()), d_out(n);
-    poison(d_out);
-    auto params = like;
-    params.in   = thrust::raw_pointer_cast(d_in.data());
-    params.out  = thrust::raw_pointer_cast(d_out.data());
-    auto policy = thrust::cuda::par.on(0);
-    sd::launch_single_pass<classic_program>(policy, params, n);
-    expect_bitwise_equal(to_host(d_out), small_tiles, "the classic engine's larger tile against the ring's smaller one");
+    expect_bitwise_equal(classic_result<classic_program>(in, like), small_tiles,
+                         "the classic engine's larger tile against the ring's smaller one");
 
     if constexpr (Kind == sd::scan_kind::exclusive)
     {
