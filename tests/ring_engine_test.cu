@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <support/compare.h>
 #include <support/data.h>
+#include <support/device_memory.h>
 #include <support/gpu.h>
 #include <support/ring.h>
 #include <support/noncommutative.h>
@@ -256,6 +257,51 @@ TEST(RingScan, exact_8_byte_operators_in_the_rings_smaller_tile_keep_the_classic
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::plus<std::int64_t>{}, 0, false);
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::exclusive, std::uint64_t>(thrust::bit_xor<std::uint64_t>{}, 0x5a5a5a5a5a5a5a5aull, true);
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::maximum<std::int64_t>{}, 0, true);
+}
+
+// Tile states from a caller's allocator hold whatever was there (garbage_allocator: statuses that
+// read as published aggregates and prefixes, a tile counter past the end), so every ring call
+// clears them: by default its own CTAs do, before a grid barrier (a cooperative launch); where that
+// launch is not possible, a kernel before it, beside whose end the ring starts. Either way, call
+// after call on the same garbage, and with CTAs that run many tiles each, the result has the
+// classic engine's bits.
+TEST(RingScan, either_way_of_clearing_the_callers_storage_gives_the_classic_bits)
+{
+  using T       = std::int32_t;
+  using program = program_for<sd::scan_kind::inclusive, T, thrust::plus<T>>;
+  SKIP_WITHOUT_RING(program);
+  const std::vector<std::size_t> sizes = ring_sizes<program>();
+  ASSERT_FALSE(sizes.empty());
+  const std::size_t n      = sizes.back();
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+  const std::vector<T> host_in = spscan_test::random_values<T>(n, seed);
+  const auto like = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<T*>(nullptr), n, static_cast<T*>(nullptr), thrust::plus<T>{}, T{});
+  const std::vector<T> classic = classic_result<program>(host_in, like);
+  thrust::device_vector<T> in(host_in.begin(), host_in.end()), out(n);
+  spscan_test::garbage_allocator alloc;
+  auto policy = thrust::cuda::par(alloc).on(0);
+  for (const sd::storage_clear clear : {sd::storage_clear::by_the_kernel, sd::storage_clear::beside_dependent_launch})
+  {
+    for (const int ctas : {0, 3})
+    {
+      for (int call = 0; call < 3; ++call)
+      {
+        SCOPED_TRACE(::testing::Message() << (clear == sd::storage_clear::by_the_kernel ? "cleared by the ring's CTAs" : "cleared by a kernel before")
+                                          << ", CTAs " << ctas << ", call " << call);
+        poison(out);
+        auto p = like;
+        p.in   = thrust::raw_pointer_cast(in.data());
+        p.out  = thrust::raw_pointer_cast(out.data());
+        sd::ring::ring_options options{ring_stages_here<program>(), true, ctas};
+        options.clear  = clear;
+        const int lent = alloc.lent;
+        ASSERT_TRUE((sd::ring::launch_ring<program>(policy, p, n, p.in, p.out, &options))) << "the ring declined a launch it offers";
+        EXPECT_EQ(alloc.lent, lent + 1) << "the call took its tile states from the caller's allocator";
+        expect_bitwise_equal(classic, to_host(out), "the ring's result against the classic engine's");
+      }
+    }
+  }
 }
 
 // The public entry points: inputs from 16 MiB run on the ring where the device has it, smaller

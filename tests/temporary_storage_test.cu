@@ -213,43 +213,13 @@ TEST(PooledStorage, TheCallersAllocatorSeesEveryByteAndThePoolServesTheRest)
   EXPECT_TRUE(every_block_came_back());
 }
 
-// An allocator that lends the same block again and again, each time filled with garbage on the
-// default stream (after the previous call's kernels, before the next call's): tile statuses that
-// read as published aggregates and prefixes, and a tile counter far past the end.
-struct garbage_allocator
-{
-  using value_type = char;
-  static constexpr unsigned char garbage = 0xa5;
-  char* block       = nullptr;
-  std::size_t bytes = 0;
-  int lent          = 0;
-  char* allocate(std::ptrdiff_t n)
-  {
-    const auto wanted = static_cast<std::size_t>(n);
-    if (wanted > bytes)
-    {
-      cuda_check(cudaFree(block), "cudaFree");
-      cuda_check(cudaMalloc(&block, wanted), "cudaMalloc");
-      bytes = wanted;
-    }
-    cuda_check(cudaMemsetAsync(block, garbage, bytes, 0), "garbage");
-    ++lent;
-    return block;
-  }
-  void deallocate(char*, std::size_t) {}
-  ~garbage_allocator()
-  {
-    cudaFree(block);
-  }
-};
-
 // Storage from a caller's allocator holds whatever was there: every call clears its tile states
 // and counter before its kernel reads them (on sm_90 and newer the kernel starts beside the clear
 // and waits for it). Classic-engine and ring-engine sizes, calls back to back on one stream.
 TEST(PooledStorage, GarbageInTheCallersStorageIsClearedBeforeTheKernelReadsIt)
 {
   SPSCAN_REQUIRE_GPU();
-  garbage_allocator alloc;
+  spscan_test::garbage_allocator alloc;
   const std::size_t ring_size = std::size_t{1} << 21; // 16 MiB of int64: the ring where the device has it
   std::vector<std::size_t> sizes{multi_tile_elements(), 3 * 4096 + 5};
   if (ring_size <= spscan_test::max_test_elements())

@@ -53,4 +53,35 @@ struct owned_stream
   owned_stream& operator=(const owned_stream&) = delete;
 };
 
+// An allocator (Thrust's interface) that lends the same block again and again, each time filled
+// with garbage on the default stream (after the previous call's kernels, before the next call's):
+// tile statuses that read as published aggregates and prefixes, and a tile counter far past the
+// end.
+struct garbage_allocator
+{
+  using value_type = char;
+  static constexpr unsigned char garbage = 0xa5;
+  char* block       = nullptr;
+  std::size_t bytes = 0;
+  int lent          = 0;
+  char* allocate(std::ptrdiff_t n)
+  {
+    const auto wanted = static_cast<std::size_t>(n);
+    if (wanted > bytes)
+    {
+      cuda_check(cudaFree(block), "cudaFree");
+      cuda_check(cudaMalloc(&block, wanted), "cudaMalloc");
+      bytes = wanted;
+    }
+    cuda_check(cudaMemsetAsync(block, garbage, bytes, 0), "garbage");
+    ++lent;
+    return block;
+  }
+  void deallocate(char*, std::size_t) {}
+  ~garbage_allocator()
+  {
+    cudaFree(block);
+  }
+};
+
 } // namespace spscan_test

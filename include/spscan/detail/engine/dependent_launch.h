@@ -1,20 +1,27 @@
 // Clearing a launch's tile storage, and launching the kernel that uses it. Storage that a call
 // cannot know to be zero (a caller's allocator, a larger call than the kept block served) is
-// cleared on the stream before that kernel. Two ways, each where it measured faster (H100,
-// scan_bench, bench/NOTES.md v16):
+// cleared before that kernel reads it. Three ways, each where it measured faster:
 //  - a memset, then the kernel: the classic engine's. A small memset before its kernel costs
-//    about nothing (int32 2^20: 13.0 us a call with it, 13.4 without), where a clearing kernel
-//    cost ~2.5 us more.
-//  - a small kernel that clears, and the kernel launched as its programmatic dependent (sm_90 and
-//    newer): the ring engine's. Its persistent CTAs, with ~200 KiB of shared memory each, start
-//    only once the SMs are free; as a dependent launch they become resident and set up their
-//    barriers beside the clear, and wait for it (wait_for_cleared_storage) only before their
-//    first access to the counter or the tile states (int32 2^22: the clear's cost 2.6 -> 1.3 us).
+//    about nothing (H100, int32 2^20: 13.0 us a call with it, 13.4 without), where a clearing
+//    kernel cost ~2.5 us more (bench/NOTES.md v16).
+//  - the ring engine's: its kernel launched cooperatively (every CTA resident at once, which its
+//    one CTA per SM allows), whose CTAs clear the storage, each a share, and meet at a grid
+//    barrier before their first access to it (take_cleared_storage). One launch instead of two:
+//    the host issues half as much, and a call timed from an idle GPU is ~2 us shorter (H200, a
+//    kernel of the ring's shape: 9.0-9.3 us with a clearing kernel before it, 6.9-7.3
+//    cooperative; bench/NOTES.md v38).
+//  - where a cooperative launch is not possible (stream capture; a device or a share of one
+//    that cannot hold the whole grid at once), a small kernel that clears, and the kernel
+//    launched as its programmatic dependent (sm_90 and newer): its CTAs become resident and set
+//    up their barriers beside the clear, and wait for it (wait_for_cleared_storage) only before
+//    their first access to the counter or the tile states (int32 2^22: the clear's cost 2.6 ->
+//    1.3 us against a memset, v16).
 #pragma once
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/thrust_bridge.h>
 
+#include <cooperative_groups.h>
 #include <nv/target>
 
 #include <atomic>
@@ -69,27 +76,52 @@ inline bool device_launches_dependents()
   return major >= 9;
 }
 
-// How the kernel that uses a launch's tile storage is launched: after a clear it may start early
-// (it then waits in wait_for_cleared_storage), otherwise as any launch.
+// How the kernel that uses a launch's tile storage is launched: as any launch (its storage is
+// clear), after a clear that it may start beside (it then waits in wait_for_cleared_storage), or
+// cooperatively, clearing the storage itself (take_cleared_storage).
+enum class storage_launch_kind
+{
+  plain,
+  after_clear,
+  clearing
+};
+
 struct storage_launch
 {
-  bool after_clear;
+  storage_launch_kind kind;
 
-  // Launches `kernel` on `stream` with `args`; a launch error is thrown.
+  // Launches `kernel` on `stream` with `args`, and returns true; returns false, having launched
+  // nothing, only where a clearing launch's grid does not fit on the device at once (the caller
+  // then clears another way). Any other launch error is thrown.
   template <class... Params, class... Args>
-  void operator()(void (*kernel)(Params...), unsigned grid, unsigned threads, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) const
+  bool operator()(void (*kernel)(Params...), unsigned grid, unsigned threads, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) const
   {
-    cudaLaunchAttribute early_start{};
-    early_start.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
-    early_start.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attribute{};
+    if (kind == storage_launch_kind::after_clear)
+    {
+      attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attribute.val.programmaticStreamSerializationAllowed = 1;
+    }
+    else
+    {
+      attribute.id             = cudaLaunchAttributeCooperative;
+      attribute.val.cooperative = 1;
+    }
     cudaLaunchConfig_t config{};
     config.gridDim          = dim3(grid);
     config.blockDim         = dim3(threads);
     config.dynamicSmemBytes = shared_bytes;
     config.stream           = stream;
-    config.attrs            = &early_start;
-    config.numAttrs         = after_clear ? 1 : 0;
-    throw_if_failed(cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...), "spscan: kernel launch failed");
+    config.attrs            = &attribute;
+    config.numAttrs         = kind == storage_launch_kind::plain ? 0 : 1;
+    const cudaError_t status = cudaLaunchKernelEx(&config, kernel, static_cast<Args&&>(args)...);
+    if (status == cudaErrorCooperativeLaunchTooLarge && kind == storage_launch_kind::clearing)
+    {
+      cudaGetLastError(); // not the caller's error: the storage is cleared another way
+      return false;
+    }
+    throw_if_failed(status, "spscan: kernel launch failed");
+    return true;
   }
 };
 
@@ -97,25 +129,29 @@ struct storage_launch
 enum class storage_clear
 {
   memset_first,
-  beside_dependent_launch
+  beside_dependent_launch,
+  by_the_kernel // where a cooperative launch is possible, else beside_dependent_launch
 };
 
-// Clears the first `bytes` (a multiple of 16) from `base` on `stream`, and says how to launch the
-// kernel that uses them.
+// Whether `stream` is capturing a graph: a call captured keeps the memset and a plain launch (a
+// programmatic edge or a cooperative node in a graph is neither measured nor tested here).
+inline bool capturing(cudaStream_t stream)
+{
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  throw_if_failed(cudaStreamIsCapturing(stream, &capture), "spscan: cudaStreamIsCapturing failed");
+  return capture != cudaStreamCaptureStatusNone;
+}
+
+// Clears the first `bytes` (a multiple of 16) from `base` on `stream` before the kernel that uses
+// them, by a memset or by a kernel beside whose end that kernel may start, and says how to launch
+// it. (A launch that clears its storage itself needs nothing here.)
 inline storage_launch clear_storage(void* base, std::size_t bytes, cudaStream_t stream, storage_clear how)
 {
-  // A call captured into a graph keeps the memset and a plain launch: a programmatic edge in a
-  // graph is neither measured nor tested here. (Asked only where the answer matters: the classic
-  // engine's calls make no extra API call.)
-  const auto capturing = [&] {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    throw_if_failed(cudaStreamIsCapturing(stream, &capture), "spscan: cudaStreamIsCapturing failed");
-    return capture != cudaStreamCaptureStatusNone;
-  };
-  if (how == storage_clear::memset_first || !device_launches_dependents() || capturing())
+  // (Asked only where the answer matters: the classic engine's calls make no extra API call.)
+  if (how == storage_clear::memset_first || !device_launches_dependents() || capturing(stream))
   {
     throw_if_failed(cudaMemsetAsync(base, 0, bytes, stream), "spscan: clearing tile states failed");
-    return {false};
+    return {storage_launch_kind::plain};
   }
   constexpr unsigned threads  = 256;
   constexpr std::size_t most  = 1024; // CTAs; a larger clear loops
@@ -124,7 +160,37 @@ inline storage_launch clear_storage(void* base, std::size_t bytes, cudaStream_t 
   const unsigned grid         = static_cast<unsigned>(wanted < most ? wanted : most);
   clear_storage_kernel<uint4><<<grid, threads, 0, stream>>>(static_cast<uint4*>(base), count);
   throw_if_failed(cudaGetLastError(), "spscan: clearing tile states failed");
-  return {true};
+  return {storage_launch_kind::after_clear};
+}
+
+// A clearing launch's CTAs clear `count` words from `words`, each a share, and meet at a grid
+// barrier, which also orders every CTA's clearing before every later access. Not inlined: its
+// registers stay out of the kernel's roles (inline, the double scan's ring kernel spilled). (A
+// template, so that every translation unit may have it.)
+template <class Word>
+__device__ __noinline__ void clear_and_meet(Word* words, std::size_t count)
+{
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+  {
+    words[i] = Word{};
+  }
+  cooperative_groups::this_grid().sync();
+}
+
+// In a kernel launched by a storage_launch, before its first access to its tile storage: a
+// clearing launch's CTAs clear its first `clear_bytes` (a multiple of 16) from `base`; any other
+// launch waits for the clear before it, if any.
+__device__ inline void take_cleared_storage(void* base, std::size_t clear_bytes)
+{
+  if (clear_bytes != 0)
+  {
+    clear_and_meet(static_cast<uint4*>(base), clear_bytes / sizeof(uint4));
+  }
+  else
+  {
+    wait_for_cleared_storage();
+  }
 }
 
 } // namespace spscan::detail

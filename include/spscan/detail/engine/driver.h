@@ -55,6 +55,9 @@ struct driver_params
   // Bytes from tile_counter on that the last CTA to finish clears (the counters and the status
   // words: tile_storage_layout::zeroed_bytes); 0: none, the next call clears them itself.
   std::size_t clear_when_done_bytes;
+  // Bytes from tile_counter on that the CTAs of a clearing launch clear before any of them reads
+  // them (dependent_launch.h, take_cleared_storage); 0: they are clear, or being cleared before.
+  std::size_t clear_first_bytes;
 };
 
 template <class Program>

@@ -55,9 +55,10 @@ constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
 // Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1),
 // fills them into `p`, and calls `launch(storage_launch)` (dependent_launch.h), which launches the
-// kernel. Storage kept for the next call is left cleared by the kernel, up to a size whose
-// clearing by one CTA stays short; then only its first call, or a larger one, is cleared first,
-// as `clear` says.
+// kernel and returns whether it did. Storage kept for the next call is left cleared by the
+// kernel, up to a size whose clearing by one CTA stays short; then only its first call, or a
+// larger one, is cleared first, as `clear` says (a kernel that clears its storage itself is
+// told how much in p.clear_first_bytes).
 template <class Program, class Derived, class Launch>
 void with_tile_storage(
   cuda_policy<Derived>& policy, driver_params<Program>& p, cudaStream_t stream, storage_clear clear, Launch&& launch)
@@ -67,11 +68,27 @@ void with_tile_storage(
   call_storage<Derived> storage(policy, layout.total_bytes());
   void* base = storage.data();
   const std::size_t zeroed = layout.zeroed_bytes();
-  const storage_launch how = storage.zeroed_bytes() < zeroed ? clear_storage(base, zeroed, stream, clear) : storage_launch{false};
   p.tile_counter          = layout.counter(base);
   p.tiles_state           = layout.state(base);
   p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
-  launch(how);
+  p.clear_first_bytes     = 0;
+  if (storage.zeroed_bytes() >= zeroed)
+  {
+    launch(storage_launch{storage_launch_kind::plain});
+  }
+  else if (clear != storage_clear::by_the_kernel || capturing(stream))
+  {
+    launch(clear_storage(base, zeroed, stream, clear));
+  }
+  else
+  {
+    p.clear_first_bytes = zeroed;
+    if (!launch(storage_launch{storage_launch_kind::clearing}))
+    {
+      p.clear_first_bytes = 0;
+      launch(clear_storage(base, zeroed, stream, storage_clear::beside_dependent_launch));
+    }
+  }
   storage.set_zeroed_bytes(p.clear_when_done_bytes);
 }
 
@@ -84,7 +101,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
   constexpr std::size_t tile_items = Program::tuning::tile_items;
   if (n != 0)
   {
-    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0};
+    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0, 0};
     const cudaStream_t stream = stream_of(policy);
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
@@ -100,7 +117,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     else
     {
       with_tile_storage(policy, p, stream, storage_clear::memset_first, [&](const storage_launch& launch) {
-        launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
+        return launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
       });
     }
   }

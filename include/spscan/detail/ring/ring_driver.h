@@ -15,8 +15,10 @@
 //    shared memory (Program::ring_scan), and stores them with a bulk copy; then the stage is free.
 // So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
 // aggregates, which wait only for loads: no prefix travels from tile to tile between CTAs.
-// A launch may start while its tile states are still being cleared (engine/dependent_launch.h):
-// the CTA sets up its barriers, then waits for the clear before any role touches them.
+// Tile states not known to be clear are cleared by the CTAs themselves, which meet at a grid
+// barrier before any role touches them (a cooperative launch), or, where that launch is not
+// possible, by a kernel before, beside which the CTAs start: they set up their barriers, then
+// wait for the clear (engine/dependent_launch.h).
 //
 // A last, partial tile is not in the copy engine's view (tensor_map.h): the reduce squad runs it
 // the classic way (Program::run), with the prefix from the prefix warp. Results are the same bits
@@ -135,6 +137,9 @@ struct ring_options
   int stages;
   bool stores_by_threads;
   int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
+  // How storage that is not known to be clear is cleared (engine/dependent_launch.h): by the
+  // ring's own CTAs in a cooperative launch; tests also force the clearing kernel before it.
+  storage_clear clear = storage_clear::by_the_kernel;
 };
 
 // A tile id past the last tile: the producer's word that the CTA is done.
@@ -621,7 +626,7 @@ SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
                  auto* shared             = reinterpret_cast<unsigned char*>((raw + 1023) / 1024 * 1024);
                  ring_driver<Program> driver(p, tensors, options, shared);
                  driver.init_barriers();
-                 wait_for_cleared_storage(); // the counter and tile states are touched from here on
+                 take_cleared_storage(p.tile_counter, p.clear_first_bytes); // touched from here on
                  driver.run_role();
                  if (p.clear_when_done_bytes != 0)
                  {

@@ -169,7 +169,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
       return false;
     }
   }
-  params p{program, tiles, typename params::state{}, nullptr, 0};
+  params p{program, tiles, typename params::state{}, nullptr, 0, 0};
   const cudaStream_t stream = stream_of(policy);
   cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
   const std::size_t shared_bytes = layout::shared_bytes(options.stages);
@@ -179,8 +179,8 @@ bool launch_ring(cuda_policy<Derived>& policy,
   constexpr auto kernel = ring_kernel<Program>;
   // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
   prepare_kernel<kernel>(layout::shared_bytes(deepest));
-  with_tile_storage(policy, p, stream, storage_clear::beside_dependent_launch, [&](const storage_launch& launch) {
-    launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
+  with_tile_storage(policy, p, stream, options.clear, [&](const storage_launch& launch) {
+    return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
   });
   finish_call(policy, "spscan: failed to synchronize");
   return true;
