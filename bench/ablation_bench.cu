@@ -12,7 +12,7 @@
 //    decoupled look-back walked by one thread, by a warp reading 32 predecessors and one thread
 //    adding them, by a warp adding them in a shuffle tree (ablation/device_schemes.h), spscan's
 //    classic engine (a look-back warp beside the data warps), spscan as the library runs it (from
-//    16 MiB on sm_90 the ring engine), and CUB's DeviceScan::InclusiveSum (temporary storage
+//    8 MiB on sm_90 the ring engine), and CUB's DeviceScan::InclusiveSum (temporary storage
 //    allocated before timing).
 // Usage: ablation_bench [--csv FILE] [--reps N] [--max-log2n K] [--only block|device]
 static const char* bench_name = "ablation_bench";
@@ -154,7 +154,7 @@ std::vector<variant<T>> device_variants(std::size_t max_n)
        auto policy = thrust::cuda::par_nosync.on(bench_stream);
        spscan::detail::launch_single_pass<spscan_tile_program<T>>(policy, scan_params(in, out, n), n);
      }},
-    {"device", "spscan (library: ring from 16 MiB on sm_90)",
+    {"device", "spscan (library: ring from 8 MiB on sm_90)",
      [](const T* in, T* out, std::size_t n, void*) {
        spscan::inclusive_scan(thrust::cuda::par_nosync.on(bench_stream), in, in + n, out);
      }},

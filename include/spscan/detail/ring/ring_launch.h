@@ -95,10 +95,12 @@ inline ring_options default_ring_options(const ring_device& device)
   return {device.stages, true, 0};
 }
 
-// Inputs below this many bytes run on the classic engine: with fewer tiles than about four per
-// SM the ring's deep start does not pay (H200, v11: int32 2^20 0.61-0.65 of copy on the ring
-// against 0.65 classic, 2^22 (16 MiB) 0.61 against 0.51; int8 2^22 0.65 against 0.69).
-constexpr std::size_t ring_min_bytes = std::size_t{16} << 20;
+// Inputs below this many bytes, or of fewer tiles than the device has SMs, run on the classic
+// engine: there the ring's start does not pay. Measured on the H200 once a ring call clears its
+// own states (bench/NOTES.md v39, ratios to copy): at 8 MiB the ring gains (int8 0.50 -> 0.57,
+// int16 0.56 -> 0.62, int32 0.57 -> 0.60, int64 +2.5 %, float equal), at 4 MiB it loses 3-15 %,
+// and 8 MiB of doubles (128 tiles of 64 KiB for 132 SMs) lost 8 %.
+constexpr std::size_t ring_min_bytes = std::size_t{8} << 20;
 
 // The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
 // (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
@@ -115,8 +117,8 @@ struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::rin
 };
 
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
-// done nothing, where the ring does not serve the call (fewer bytes than ring_min_bytes; one tile;
-// a device without the ring; a range the copy engine cannot describe). `in`: the input (raw,
+// done nothing, where the ring does not serve the call (fewer bytes than ring_min_bytes or fewer
+// tiles than SMs; one tile; a device without the ring; a range the copy engine cannot describe). `in`: the input (raw,
 // 16-byte aligned) where the program brings tiles by bulk copy, else null; `out` likewise where it
 // stores them by bulk copy. `forced`: other options than the device's default (tests and the
 // probe; stages no deeper than the device allows).
@@ -146,6 +148,10 @@ bool launch_ring(cuda_policy<Derived>& policy,
     return false;
   }
   const ring_device device = current_ring_device<Program>();
+  if (forced == nullptr && tiles < static_cast<std::size_t>(device.multiprocessors))
+  {
+    return false;
+  }
   const ring_options options_wanted = forced != nullptr ? *forced : default_ring_options(device);
   const int deepest = device.stages;
   if (deepest == 0 || options_wanted.stages < min_stages || options_wanted.stages > deepest)
