@@ -6,11 +6,10 @@
 // `*_on_kernel` routes below), but it is not yet the default: on an H100 it measured 1.07-1.23x
 // of CUB's DeviceSelect::If from 2^26 elements (the ring engine), but 0.59-1.02x at 2^22-2^24 and
 // 0.41-0.58x below 16 MiB (the classic engine, which since v39 takes only inputs below 8 MiB or
-// of fewer tiles than SMs; bench/NOTES.md v19), and a drop-in must not be
-// slower than what it replaces. So where Thrust would run its CUDA backend,
-// these run Thrust's CUDA backend, with the caller's arguments, until the selection program
-// measures faster (`selection_program_is_default`). Results, return values, synchronization and
-// allocation are Thrust's.
+// of fewer tiles than SMs; bench/NOTES.md v19), and a drop-in must not be slower than what it
+// replaces. So where Thrust would run its CUDA backend, these run Thrust's CUDA backend, with the
+// caller's arguments, until the selection program measures faster (`selection_program_is_default`).
+// Results, return values, synchronization and allocation are Thrust's.
 #pragma once
 
 #include <spscan/detail/accumulator.h>

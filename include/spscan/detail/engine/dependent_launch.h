@@ -102,9 +102,9 @@ struct storage_launch
       attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
       attribute.val.programmaticStreamSerializationAllowed = 1;
     }
-    else
+    else if (kind == storage_launch_kind::clearing)
     {
-      attribute.id             = cudaLaunchAttributeCooperative;
+      attribute.id              = cudaLaunchAttributeCooperative;
       attribute.val.cooperative = 1;
     }
     cudaLaunchConfig_t config{};

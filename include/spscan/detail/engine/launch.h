@@ -76,9 +76,13 @@ void with_tile_storage(
   {
     launch(storage_launch{storage_launch_kind::plain});
   }
-  else if (clear != storage_clear::by_the_kernel || capturing(stream))
+  else if (clear != storage_clear::by_the_kernel)
   {
     launch(clear_storage(base, zeroed, stream, clear));
+  }
+  else if (capturing(stream))
+  {
+    launch(clear_storage(base, zeroed, stream, storage_clear::memset_first));
   }
   else
   {
