@@ -6,11 +6,13 @@
 // Thrust's output and end iterators bit for bit, and Thrust's entry points called with
 // spscan::par go through spscan's dispatch; and spscan's selection program (not yet the default
 // route) is exact for every pattern around tile edges, on inputs large enough for the ring engine,
-// for counting, discard and zip iterators, and past 2^32 elements.
+// for counting, discard and zip iterators, and past 2^32 elements; its count reaches every
+// caller among host threads selecting at once, and after a release and a cudaDeviceReset.
 #include <spscan/copy.h>
 #include <spscan/execution_policy.h>
 #include <spscan/partition.h>
 #include <spscan/remove.h>
+#include <spscan/temporary_storage.h>
 
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
@@ -35,6 +37,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -368,9 +372,9 @@ TEST(SelectOnGpu, EveryPatternAndFormIsExactAroundTileEdges)
   }
 }
 
-// Inputs of 16 MiB and more: copy_if and remove_copy_if without a stencil run on the ring engine
+// Inputs of 4 MiB and more: copy_if and remove_copy_if without a stencil run on the ring engine
 // where the device has it (sm_90 and newer), the other forms on the classic engine; every form
-// gives Thrust's output.
+// gives Thrust's output (int8 from 4 MiB, int32 and int64 at 16 MiB).
 TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
 {
   SPSCAN_REQUIRE_GPU();
@@ -378,6 +382,7 @@ TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
                                       pattern::random_99_percent};
   const std::size_t int32_n = (std::size_t{1} << 22) + 5; // 16 MiB and a partial tile
   const std::size_t int64_n = (std::size_t{1} << 21) + 3;
+  const std::size_t int8_n  = (std::size_t{1} << 22) + 7; // 4 MiB, 513 tiles
   if (int32_n > spscan_test::max_test_elements())
   {
     GTEST_SKIP() << "above SPSCAN_TEST_MAX_ELEMENTS";
@@ -386,6 +391,7 @@ TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
   {
     expect_selection_exact<std::int32_t>(kind, int32_n);
     expect_selection_exact<std::int64_t>(kind, int64_n);
+    expect_selection_exact<std::int8_t>(kind, int8_n);
   }
 }
 
@@ -424,6 +430,109 @@ TEST(SelectOnGpu, CountingInputsDiscardAndZipOutputs)
   const auto got_keys = spscan_test::to_host(out_keys), got_values = spscan_test::to_host(out_values);
   EXPECT_TRUE(std::equal(expected_keys.begin(), expected_keys.end(), got_keys.begin())) << "zip keys";
   EXPECT_TRUE(std::equal(expected_values.begin(), expected_values.end(), got_values.begin())) << "zip values";
+}
+
+// The count reaches the host through a pinned slot lent to one call at a time
+// (engine/host_result.h). Eight host threads (two under a sanitizer) select at once on streams of
+// their own, each with its own sizes and selectivity: a slot lent to two calls at once would hand
+// one thread the other's count.
+struct multiple_of
+{
+  long long m;
+  SPSCAN_HOST_DEVICE bool operator()(long long x) const
+  {
+    return x % m == 0;
+  }
+};
+
+// Multiples of m in [first, first + n), first >= 1.
+long long multiples_in(long long first, long long n, long long m)
+{
+  return (first + n - 1) / m - (first - 1) / m;
+}
+
+TEST(SelectOnGpu, CountsFromEightHostThreadsAtOnceReachTheirOwnCallers)
+{
+  SPSCAN_REQUIRE_GPU();
+  const bool under_sanitizer = spscan_test::max_test_elements() != ~std::size_t{0};
+  const int threads_count    = under_sanitizer ? 2 : 8;
+  const int calls            = under_sanitizer ? 6 : 60;
+  const std::uint64_t seed   = spscan_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  ASSERT_EQ(cudaFree(nullptr), cudaSuccess); // the context, before the threads race to make it
+  std::vector<int> wrong(threads_count, 0);
+  std::vector<std::string> first_wrong(threads_count);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < threads_count; ++t)
+  {
+    threads.emplace_back([&, t] {
+      spscan_test::splitmix64 rng{seed + 7919u * static_cast<std::uint64_t>(t)};
+      cudaStream_t stream = nullptr;
+      if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+      {
+        ++wrong[t];
+        first_wrong[t] = "cudaStreamCreate failed";
+        return;
+      }
+      for (int c = 0; c < calls; ++c)
+      {
+        const long long first = 1 + static_cast<long long>(rng.below(1000));
+        const long long n     = 1 + static_cast<long long>(rng.below(300'000));
+        const long long m     = 2 + t + static_cast<long long>(rng.below(5));
+        const thrust::counting_iterator<long long> in(first);
+        const auto out = thrust::make_discard_iterator();
+        try
+        {
+          const long long got = program::copy_if(thrust::cuda::par.on(stream), in, in + n, out, multiple_of{m}) - out;
+          if (got != multiples_in(first, n, m) && wrong[t]++ == 0)
+          {
+            first_wrong[t] = "call " + std::to_string(c) + ": n " + std::to_string(n) + ", m " + std::to_string(m)
+                           + ": counted " + std::to_string(got) + ", expected " + std::to_string(multiples_in(first, n, m));
+          }
+        }
+        catch (const std::exception& e)
+        {
+          ++wrong[t];
+          first_wrong[t] = std::string("threw: ") + e.what();
+          break;
+        }
+      }
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& thread : threads)
+  {
+    thread.join();
+  }
+  for (int t = 0; t < threads_count; ++t)
+  {
+    EXPECT_EQ(wrong[t], 0) << "host thread " << t << ": " << first_wrong[t];
+  }
+}
+
+// The slots' pages belong to the device's context: release_temporary_storage frees them, and a
+// reset takes them with its context; the next selections make new ones and count exactly (a page
+// kept across the reset would be written after it was freed).
+TEST(SelectOnGpu, CountsAfterReleaseAndCudaDeviceResetAreExact)
+{
+  SPSCAN_REQUIRE_GPU();
+  const auto counts_exactly = [](long long n, long long m) {
+    const thrust::counting_iterator<long long> in(1);
+    const auto out = thrust::make_discard_iterator();
+    return program::copy_if(thrust::cuda::par, in, in + n, out, multiple_of{m}) - out == multiples_in(1, n, m);
+  };
+  ASSERT_TRUE(counts_exactly(100'000, 3));
+  spscan::release_temporary_storage();
+  EXPECT_TRUE(counts_exactly(100'001, 4)) << "after release_temporary_storage";
+  spscan::release_temporary_storage(); // as a program checked for leaks does before a reset
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  EXPECT_TRUE(counts_exactly(100'002, 5)) << "after the first reset";
+  if (spscan_test::max_test_elements() == ~std::size_t{0})
+  { // a reset with the pages kept, as in a program that knows nothing of them (not under a
+    // sanitizer, whose leak check counts memory still allocated at a reset as leaked)
+    ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+    EXPECT_TRUE(counts_exactly(100'003, 6)) << "after the second reset";
+  }
 }
 
 // More than 2^32 inputs (a counting input, nothing stored): the count travels through the

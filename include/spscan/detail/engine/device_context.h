@@ -77,9 +77,25 @@ inline unsigned long long stamped_id(CUcontext context)
   return id + 1;
 }
 
+// Whether `device`'s primary context exists now (true where the driver cannot tell).
+inline bool primary_context_active(int device)
+{
+  const driver_functions& d = driver();
+  CUdevice handle    = 0;
+  unsigned int flags = 0;
+  int active         = 1;
+  if (d.device_get == nullptr || d.primary_ctx_get_state == nullptr || d.device_get(&handle, device) != CUDA_SUCCESS
+      || d.primary_ctx_get_state(handle, &flags, &active) != CUDA_SUCCESS)
+  {
+    return true;
+  }
+  return active != 0;
+}
+
 // The id of the context the runtime uses on this thread now (the current device's primary
-// context), making it current first if no call has yet (the first call, or the first after a
-// reset).
+// context), making it current first where no call has yet: the thread's first call, or the
+// first after a reset, which leaves the destroyed context current on the thread (asking that one
+// for its id is an error).
 inline unsigned long long current_context_id()
 {
   const driver_functions& d = driver();
@@ -87,10 +103,15 @@ inline unsigned long long current_context_id()
   {
     return 0;
   }
+  int device = 0;
+  if (cudaGetDevice(&device) == cudaSuccess && !primary_context_active(device))
+  {
+    cudaFree(nullptr); // the runtime's way to make the device's primary context (anew) current
+  }
   CUcontext context = nullptr;
   if (d.ctx_get_current(&context) == CUDA_SUCCESS && context == nullptr)
   {
-    cudaFree(nullptr); // the runtime's way to make the device's primary context current
+    cudaFree(nullptr);
     d.ctx_get_current(&context);
   }
   return stamped_id(context);

@@ -8,13 +8,14 @@
 // carry is an integer, so the look-back is exact, and the output keeps the input's order. Then
 // each warp writes its rows out again, a row's selected elements to consecutive outputs from
 // consecutive lanes; element k of the input that is rejected goes to k - (elements selected
-// before it). The last tile writes the total to device memory, from where the call returns the
-// end iterator(s): one pass over the input.
+// before it). The last tile writes the total where the host reads it (engine/host_result.h), from
+// which the call returns the end iterator(s): one pass over the input.
 #pragma once
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/block_scan.h>
 #include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/engine/host_result.h>
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
@@ -29,6 +30,7 @@
 #include <cuda/std/type_traits>
 
 #include <cstdint>
+#include <optional>
 
 namespace spscan::detail
 {
@@ -226,6 +228,10 @@ struct select_program
   // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
   // 0.966 / 0.990 (bench/NOTES.md v17).
   static constexpr int ring_prefix_warps = 2;
+  // The ring from 4 MiB (where the input has a tile per SM): int8 at 2^22, 512 tiles of 8 KiB,
+  // went from 0.54-0.58x of CUB's DeviceSelect::If on the classic engine to 0.79-0.89x (H200,
+  // bench/NOTES.md v42); scans keep ring_min_bytes.
+  static constexpr std::size_t ring_min_input_bytes = std::size_t{4} << 20;
   static constexpr int per_word                = vectors::per_word;
   static constexpr int word_rows               = vectors::words_per_lane;
 
@@ -543,8 +549,14 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     select_program_for<Partition, select_tuning<value>, in_type, stencil_type, selected_type, rejected_type, Pred>,
     select_program_for<Partition, reduced_select_tuning<value>, in_type, stencil_type, selected_type, rejected_type, Pred>>;
 
-  call_storage<Derived> total_storage(policy, sizeof(std::uint64_t));
-  auto* total = static_cast<std::uint64_t*>(total_storage.data());
+  // The count goes straight to the host where a slot can be had, else through device memory.
+  const host_result_slot on_host = host_result_slot::take();
+  std::optional<call_storage<Derived>> on_device;
+  if (!on_host)
+  {
+    on_device.emplace(policy, sizeof(std::uint64_t));
+  }
+  auto* total = on_host ? on_host.address() : static_cast<std::uint64_t*>(on_device->data());
   const select_params<in_type, stencil_type, selected_type, rejected_type, Pred> params{
     thrust::try_unwrap_contiguous_iterator(first),
     unwrap_stencil(stencil),
@@ -557,7 +569,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   with_fitting_shape<shapes>([&](auto shape) {
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
-    // of at least ring_min_bytes): there it measured 1.1-1.8x the classic engine's copy_if (H100,
+    // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic engine's copy_if (H100,
     // int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md v17-v18). With a stencil or
     // a second output (partition_copy) the ring's selection is tested but not measured: those
     // stay on the classic engine.
@@ -572,10 +584,13 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   });
   std::uint64_t count = 0;
   const cudaStream_t stream = stream_of(policy);
-  throw_if_failed(cudaMemcpyAsync(&count, total, sizeof(count), cudaMemcpyDeviceToHost, stream),
-                  "spscan: reading the selected count failed");
+  if (!on_host)
+  {
+    throw_if_failed(cudaMemcpyAsync(&count, total, sizeof(count), cudaMemcpyDeviceToHost, stream),
+                    "spscan: reading the selected count failed");
+  }
   throw_if_failed(cudaStreamSynchronize(stream), "spscan: selection failed");
-  return count;
+  return on_host ? on_host.read() : count;
 }
 
 } // namespace spscan::detail

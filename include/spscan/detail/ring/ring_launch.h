@@ -102,6 +102,18 @@ inline ring_options default_ring_options(const ring_device& device)
 // and 8 MiB of doubles (128 tiles of 64 KiB for 132 SMs) lost 8 %.
 constexpr std::size_t ring_min_bytes = std::size_t{8} << 20;
 
+// A program whose ring measured better from fewer bytes states `ring_min_input_bytes`.
+template <class Program, class = void>
+struct ring_min_bytes_of
+{
+  static constexpr std::size_t value = ring_min_bytes;
+};
+template <class Program>
+struct ring_min_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_min_input_bytes)>>
+{
+  static constexpr std::size_t value = Program::ring_min_input_bytes;
+};
+
 // The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
 // (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
 // else 0.
@@ -143,7 +155,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
   constexpr std::size_t key_tile_bytes   = ring_key_tile_bytes_of<Program>::value;
   constexpr std::size_t value_tile_bytes = Program::ring_tile_bytes - key_tile_bytes;
   constexpr std::size_t element_bytes    = value_tile_bytes / tile_items;
-  if (forced == nullptr && n * (Program::ring_tile_bytes / tile_items) < ring_min_bytes)
+  if (forced == nullptr && n * (Program::ring_tile_bytes / tile_items) < ring_min_bytes_of<Program>::value)
   {
     return false;
   }

@@ -51,11 +51,13 @@ namespace spscan::detail::ring
 // from shared memory (v30) 4 windows still beat 5 and 8 for the in-order fold.
 //  - Warps taking turns (fold_gap_onto) gather the whole gap before folding: 8 windows, one
 //    round (the selection's; with 5 its 50 % case lost 6 %).
-//  - A single warp folding in order (floats, user operators, by-key carries): 4.
 //  - A single warp adding windows in a tree (exactly associative operators): 5, one round for
 //    132 CTAs (int8 / int16 scans at 2^28 on the H200 0.83 / 0.88 -> 0.89 / 0.94 of copy).
+//  - A single warp folding in order carries of up to 4 bytes (floats, user operators): 5 too, one
+//    round a gap instead of two (bench/NOTES.md v41); larger carries (doubles, by-key carries): 4.
 template <class Accum, class Op, int PrefixWarps>
-inline constexpr int prefix_read_windows = PrefixWarps > 1 ? 8 : (exactly_associative<Accum, Op> ? 5 : 4);
+inline constexpr int prefix_read_windows =
+  PrefixWarps > 1 ? 8 : (exactly_associative<Accum, Op> || sizeof(Accum) <= 4 ? 5 : 4);
 
 // The prefix a warp carries: the fold of every aggregate before `next`, if there is one (a scan
 // without init has none before its first tile).
