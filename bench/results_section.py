@@ -75,9 +75,10 @@ def main():
     out += [
         "spscan's selection program as its kernel route calls it (not yet the default route of",
         "`copy_if`: `detail/select.inl`) against `cub::DeviceSelect::If` (its kernel alone, the count",
-        "left on the device) and `thrust::copy_if`; spscan and Thrust wait for the count (the call's",
-        "result). Ratio = a copy with the same traffic (the input read, the selected part written) /",
-        "call time.",
+        "left on the device; and, in the last two columns, with its count read back to the host and",
+        "waited for, as a `copy_if` caller uses it) and `thrust::copy_if`; spscan and Thrust wait for",
+        "the count (the call's result). Ratio = a copy with the same traffic (the input read, the",
+        "selected part written) / call time.",
         "",
     ]
     out += between(select, "| type |", "summary")
