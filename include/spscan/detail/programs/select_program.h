@@ -520,8 +520,8 @@ unwrapped_iterator<StencilIt> unwrap_stencil(StencilIt stencil)
 }
 
 // Tile shapes: 32 elements per thread up to 4-byte values (8192 per tile), 128 bytes per thread
-// above (32 KiB tiles), 5 CTAs per SM as the scan; and, for a GPU that grants a block less than
-// the primary shape takes, half of that.
+// above (32 KiB tiles), 5 CTAs per SM as the scan; and half of that for inputs of a few tiles
+// (select_on_device) and for a GPU that grants a block less than the primary shape takes.
 template <class Value>
 using select_tuning = tile_shape<int(sizeof(Value)), sizeof(Value) <= 4 ? 32 * int(sizeof(Value)) : 128, 5>;
 template <class Value>
@@ -566,7 +566,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     pred,
     total,
     allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
-  with_fitting_shape<shapes>([&](auto shape) {
+  const auto run = [&](auto shape) {
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
     // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic engine's copy_if (H100,
@@ -581,7 +581,20 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
       }
     }
     launch_single_pass<program>(policy, params, n);
-  });
+  };
+  // A few tiles leave most SMs idle: where the primary tile makes 2 to 32 of them (one tile takes
+  // the one-tile path), the half tile of the reduced shape runs twice as many CTAs. H200,
+  // select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every type) +10-15 %;
+  // with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43).
+  constexpr std::size_t primary_tile_items = shapes::primary::tuning::tile_items;
+  if (n > primary_tile_items && n <= 32 * primary_tile_items)
+  {
+    run(program_tag<typename shapes::reduced>{});
+  }
+  else
+  {
+    with_fitting_shape<shapes>(run);
+  }
   std::uint64_t count = 0;
   const cudaStream_t stream = stream_of(policy);
   if (!on_host)
