@@ -83,6 +83,11 @@ def main():
     ]
     out += between(select, "| type |", "summary")
     out += [""] + [line for line in select if line.startswith("summary")]
+    if any(line.startswith("| form |") for line in select):  # not in runs before the forms table
+        forms = between(select, "| form |", "forms summary")
+        out += ["", "The other forms at half selected, int32, against Thrust's same call (stencils and",
+                "partition_copy's second output run on the classic engine):", ""]
+        out += forms + [""] + [line for line in select if line.startswith("forms summary")]
     out += ["", "### Call time as users write the call (`build/bench/call_time_bench`)", ""]
     out += ['Host clock, median of 301 calls; "+ sync" forms synchronize after each call.', ""]
     table = [line for line in call_time if not line.startswith(("call_time_bench", "goal"))]

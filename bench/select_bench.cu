@@ -8,15 +8,22 @@
 // par_nosync with a caching allocator, so that no allocation is timed (both wait for the count:
 // it is the call's result). CUB is timed twice: its kernel alone (the count left on the device),
 // and as a copy_if caller uses it, with the count read back (cudaMemcpyAsync to the host, then a
-// stream synchronization).
+// stream synchronization). A second table times the other forms (copy_if with a stencil,
+// remove_copy_if, partition_copy) beside Thrust's same calls.
 static const char* bench_name = "select_bench";
 
 #include "bench_support.h"
 
 #include <spscan/copy.h>
 
+#include <spscan/partition.h>
+#include <spscan/remove.h>
+
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
+#include <thrust/pair.h>
+#include <thrust/partition.h>
+#include <thrust/remove.h>
 
 #include <cub/device/device_select.cuh>
 
@@ -102,6 +109,84 @@ void run_type(const char* type, int reps, std::vector<row>& rows, int sm_count)
   }
 }
 
+// The other forms of the selection program's kernel route beside Thrust's same call: copy_if with a
+// stencil, remove_copy_if, partition_copy (int32, half selected); each output checked against
+// Thrust's. Stencils and partition_copy's second output run on the classic engine.
+struct form_row
+{
+  const char* form;
+  int log2n;
+  double spscan_ms, thrust_ms;
+  bool exact;
+};
+
+void run_forms(int reps, std::vector<form_row>& rows, int sm_count)
+{
+  using T                 = std::int32_t;
+  const std::size_t max_n = std::size_t{1} << 28;
+  device_array<T> in(max_n), decider(max_n), ours(max_n), theirs(max_n), ours_rejected(max_n), theirs_rejected(max_n);
+  fill_hashed<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
+  fill_hashed<<<grid_for(max_n, sm_count), 256>>>(decider.get(), max_n, 91);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  caching_allocator alloc;
+  event_timer timer;
+  const below_permille<T> pred{500};
+  for (int log2n : {16, 20, 24, 28})
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    auto policy         = thrust::cuda::par_nosync(alloc).on(bench_stream);
+    const auto thrust_policy = [&] { return thrust::cuda::par_nosync(alloc).on(bench_stream); };
+    const auto same = [&](const T* a_end, const T* b_end, const T* a, const T* b) {
+      return a_end - a == b_end - b && compare_on_device(a, b, static_cast<std::size_t>(a_end - a), sm_count).passed;
+    };
+    const int warmups = 3;
+    { // copy_if with a stencil
+      T* got = nullptr;
+      T* want = nullptr;
+      const auto spscan_call = [&] { got = spscan::detail::copy_if_on_kernel::launch(policy, in.get(), in.get() + n, decider.get(), ours.get(), pred); };
+      const auto thrust_call = [&] { want = thrust::copy_if(thrust_policy(), in.get(), in.get() + n, decider.get(), theirs.get(), pred); };
+      spscan_call();
+      thrust_call();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      form_row r{"copy_if, stencil", log2n, 0, 0, same(got, want, ours.get(), theirs.get())};
+      r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
+      r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
+      rows.push_back(r);
+    }
+    { // remove_copy_if
+      T* got = nullptr;
+      T* want = nullptr;
+      const auto spscan_call = [&] { got = spscan::detail::remove_copy_if_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), pred); };
+      const auto thrust_call = [&] { want = thrust::remove_copy_if(thrust_policy(), in.get(), in.get() + n, theirs.get(), pred); };
+      spscan_call();
+      thrust_call();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      form_row r{"remove_copy_if", log2n, 0, 0, same(got, want, ours.get(), theirs.get())};
+      r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
+      r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
+      rows.push_back(r);
+    }
+    { // partition_copy
+      thrust::pair<T*, T*> got{}, want{};
+      const auto spscan_call = [&] {
+        got = spscan::detail::partition_copy_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), ours_rejected.get(), pred);
+      };
+      const auto thrust_call = [&] {
+        want = thrust::partition_copy(thrust_policy(), in.get(), in.get() + n, theirs.get(), theirs_rejected.get(), pred);
+      };
+      spscan_call();
+      thrust_call();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      form_row r{"partition_copy", log2n, 0, 0,
+                 same(got.first, want.first, ours.get(), theirs.get())
+                   && same(got.second, want.second, ours_rejected.get(), theirs_rejected.get())};
+      r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
+      r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
+      rows.push_back(r);
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -140,5 +225,21 @@ int main(int argc, char** argv)
   std::printf("summary: select checks %s; slowest spscan against CUB from 2^16: %.2fx (goal >= 1.1x), against CUB with "
               "its count read back: %.2fx\n",
               all_exact ? "all exact" : "FAILED", slowest_vs_cub, slowest_vs_cub_read);
-  return all_exact ? 0 : 1;
+
+  std::vector<form_row> forms;
+  run_forms(reps, forms, prop.multiProcessorCount);
+  std::printf("\nselection forms (int32, 50%% selected) against Thrust's same call:\n");
+  std::printf("\n| form | n | spscan ms | thrust ms | vs thrust | check |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  bool forms_exact    = true;
+  double slowest_form = 1e9;
+  for (const form_row& r : forms)
+  {
+    forms_exact &= r.exact;
+    slowest_form = std::min(slowest_form, r.thrust_ms / r.spscan_ms);
+    std::printf("| %s | 2^%d | %.4f | %.4f | %.2fx | %s |\n", r.form, r.log2n, r.spscan_ms, r.thrust_ms,
+                r.thrust_ms / r.spscan_ms, r.exact ? "exact" : "WRONG");
+  }
+  std::printf("forms summary: checks %s; slowest against Thrust: %.2fx\n", forms_exact ? "all exact" : "FAILED", slowest_form);
+  return all_exact && forms_exact ? 0 : 1;
 }
