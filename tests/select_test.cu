@@ -372,9 +372,9 @@ TEST(SelectOnGpu, EveryPatternAndFormIsExactAroundTileEdges)
   }
 }
 
-// Inputs of 4 MiB and more: copy_if and remove_copy_if without a stencil run on the ring engine
-// where the device has it (sm_90 and newer), the other forms on the classic engine; every form
-// gives Thrust's output (int8 from 4 MiB, int32 and int64 at 16 MiB).
+// Inputs of 4 MiB and more: every form (with and without a stencil, partition_copy's two outputs)
+// runs on the ring engine where the device has it (sm_90 and newer) and gives Thrust's output
+// (int8 from 4 MiB, int32 and int64 at 16 MiB).
 TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
 {
   SPSCAN_REQUIRE_GPU();

@@ -569,11 +569,11 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   const auto run = [&](auto shape) {
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
-    // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic engine's copy_if (H100,
-    // int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md v17-v18). With a stencil or
-    // a second output (partition_copy) the ring's selection is tested but not measured: those
-    // stay on the classic engine.
-    if constexpr (program::runs_on_ring && !Partition && ::cuda::std::is_same_v<stencil_type, no_stencil>)
+    // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic
+    // engine's copy_if (H100, int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md
+    // v17-v18), and with a stencil or partition_copy's second output 1.3-1.4x (H200, int32, half
+    // selected, 2^24-2^28; v44).
+    if constexpr (program::runs_on_ring)
     {
       if (params.vector_load && ring::launch_ring<program>(policy, params, n, params.in, nullptr))
       {
