@@ -140,50 +140,42 @@ void run_forms(int reps, std::vector<form_row>& rows, int sm_count)
       return a_end - a == b_end - b && compare_on_device(a, b, static_cast<std::size_t>(a_end - a), sm_count).passed;
     };
     const int warmups = 3;
-    { // copy_if with a stencil
-      T* got = nullptr;
-      T* want = nullptr;
-      const auto spscan_call = [&] { got = spscan::detail::copy_if_on_kernel::launch(policy, in.get(), in.get() + n, decider.get(), ours.get(), pred); };
-      const auto thrust_call = [&] { want = thrust::copy_if(thrust_policy(), in.get(), in.get() + n, decider.get(), theirs.get(), pred); };
+    // Runs both calls once, checks them, then times each.
+    const auto time_form = [&](const char* form, auto&& spscan_call, auto&& thrust_call, auto&& exact) {
       spscan_call();
       thrust_call();
       CHECK_CUDA(cudaDeviceSynchronize());
-      form_row r{"copy_if, stencil", log2n, 0, 0, same(got, want, ours.get(), theirs.get())};
+      form_row r{form, log2n, 0, 0, exact()};
       r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
       r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
       rows.push_back(r);
-    }
-    { // remove_copy_if
-      T* got = nullptr;
-      T* want = nullptr;
-      const auto spscan_call = [&] { got = spscan::detail::remove_copy_if_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), pred); };
-      const auto thrust_call = [&] { want = thrust::remove_copy_if(thrust_policy(), in.get(), in.get() + n, theirs.get(), pred); };
-      spscan_call();
-      thrust_call();
-      CHECK_CUDA(cudaDeviceSynchronize());
-      form_row r{"remove_copy_if", log2n, 0, 0, same(got, want, ours.get(), theirs.get())};
-      r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
-      r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
-      rows.push_back(r);
-    }
-    { // partition_copy
-      thrust::pair<T*, T*> got{}, want{};
-      const auto spscan_call = [&] {
-        got = spscan::detail::partition_copy_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), ours_rejected.get(), pred);
-      };
-      const auto thrust_call = [&] {
-        want = thrust::partition_copy(thrust_policy(), in.get(), in.get() + n, theirs.get(), theirs_rejected.get(), pred);
-      };
-      spscan_call();
-      thrust_call();
-      CHECK_CUDA(cudaDeviceSynchronize());
-      form_row r{"partition_copy", log2n, 0, 0,
-                 same(got.first, want.first, ours.get(), theirs.get())
-                   && same(got.second, want.second, ours_rejected.get(), theirs_rejected.get())};
-      r.spscan_ms = timer.median_ms(spscan_call, warmups, reps);
-      r.thrust_ms = timer.median_ms(thrust_call, warmups, reps);
-      rows.push_back(r);
-    }
+    };
+    T* got  = nullptr;
+    T* want = nullptr;
+    time_form(
+      "copy_if, stencil",
+      [&] { got = spscan::detail::copy_if_on_kernel::launch(policy, in.get(), in.get() + n, decider.get(), ours.get(), pred); },
+      [&] { want = thrust::copy_if(thrust_policy(), in.get(), in.get() + n, decider.get(), theirs.get(), pred); },
+      [&] { return same(got, want, ours.get(), theirs.get()); });
+    time_form(
+      "remove_copy_if",
+      [&] { got = spscan::detail::remove_copy_if_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), pred); },
+      [&] { want = thrust::remove_copy_if(thrust_policy(), in.get(), in.get() + n, theirs.get(), pred); },
+      [&] { return same(got, want, ours.get(), theirs.get()); });
+    thrust::pair<T*, T*> got_pair{}, want_pair{};
+    time_form(
+      "partition_copy",
+      [&] {
+        got_pair =
+          spscan::detail::partition_copy_on_kernel::launch(policy, in.get(), in.get() + n, ours.get(), ours_rejected.get(), pred);
+      },
+      [&] {
+        want_pair = thrust::partition_copy(thrust_policy(), in.get(), in.get() + n, theirs.get(), theirs_rejected.get(), pred);
+      },
+      [&] {
+        return same(got_pair.first, want_pair.first, ours.get(), theirs.get())
+            && same(got_pair.second, want_pair.second, ours_rejected.get(), theirs_rejected.get());
+      });
   }
 }
 
