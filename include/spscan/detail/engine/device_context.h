@@ -92,19 +92,18 @@ inline bool primary_context_active(int device)
   return active != 0;
 }
 
-// The id of the context the runtime uses on this thread now (the current device's primary
-// context), making it current first where no call has yet: the thread's first call, or the
-// first after a reset, which leaves the destroyed context current on the thread (asking that one
-// for its id is an error).
-inline unsigned long long current_context_id()
+// The id of the context the runtime uses on this thread now (the primary context of `device`,
+// the current device), making it current first where no call has yet: the thread's first call,
+// or the first after a reset, which leaves the destroyed context current on the thread (asking
+// that one for its id is an error).
+inline unsigned long long current_context_id(int device)
 {
   const driver_functions& d = driver();
   if (d.ctx_get_current == nullptr)
   {
     return 0;
   }
-  int device = 0;
-  if (cudaGetDevice(&device) == cudaSuccess && !primary_context_active(device))
+  if (!primary_context_active(device))
   {
     cudaFree(nullptr); // the runtime's way to make the device's primary context (anew) current
   }
@@ -115,6 +114,12 @@ inline unsigned long long current_context_id()
     d.ctx_get_current(&context);
   }
   return stamped_id(context);
+}
+
+inline unsigned long long current_context_id()
+{
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess ? current_context_id(device) : 0;
 }
 
 // The id of `device`'s primary context if it is alive, without creating it or changing the

@@ -31,7 +31,7 @@ public:
   {
     int device = 0;
     throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-    const unsigned long long context = current_context_id();
+    const unsigned long long context = current_context_id(device);
     host_result_slot slot;
     slot.host_    = pages::instance().take(device, context);
     slot.device_  = device;
@@ -63,7 +63,7 @@ public:
   {
     int device = 0;
     throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-    pages::instance().release_idle(device, current_context_id());
+    pages::instance().release_idle(device, current_context_id(device));
   }
 
   explicit operator bool() const

@@ -34,7 +34,7 @@ void prepare_kernel(std::size_t shared_bytes)
   static std::atomic<unsigned long long> prepared_in[max_devices]; // context id; 0: not yet
   int device = 0;
   throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-  const unsigned long long context = current_context_id();
+  const unsigned long long context = current_context_id(device);
   if (device < max_devices && context != 0 && prepared_in[device].load(std::memory_order_relaxed) == context)
   {
     return;

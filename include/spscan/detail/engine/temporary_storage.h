@@ -72,7 +72,7 @@ public:
   {
     int device = 0;
     throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-    const unsigned long long context = current_context_id(); // initializes the runtime first
+    const unsigned long long context = current_context_id(device); // initializes the runtime first
     cudaStreamCaptureStatus capture  = cudaStreamCaptureStatusNone;
     throw_if_failed(cudaStreamIsCapturing(stream, &capture), "spscan: cudaStreamIsCapturing failed");
     if (capture != cudaStreamCaptureStatusNone)
@@ -140,7 +140,7 @@ private:
   {
     int device = 0;
     throw_if_failed(cudaGetDevice(&device), "spscan: cudaGetDevice failed");
-    const unsigned long long context = current_context_id();
+    const unsigned long long context = current_context_id(device);
     storage_cache& cache             = instance();
     std::lock_guard<std::mutex> lock(cache.mutex_);
     if (device < max_devices && !cache.closed_)

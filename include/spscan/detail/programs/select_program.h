@@ -232,8 +232,9 @@ struct select_program
   // went from 0.54-0.58x of CUB's DeviceSelect::If on the classic engine to 0.79-0.89x (H200,
   // bench/NOTES.md v42); scans keep ring_min_bytes.
   static constexpr std::size_t ring_min_input_bytes = std::size_t{4} << 20;
-  static constexpr int per_word                = vectors::per_word;
-  static constexpr int word_rows               = vectors::words_per_lane;
+
+  static constexpr int per_word  = vectors::per_word;
+  static constexpr int word_rows = vectors::words_per_lane;
 
   // Elements of 8 bytes and partition_copy's two outputs keep each lane's own stores; the others
   // are packed in the stage first (ring_scan).

@@ -129,11 +129,11 @@ struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::rin
 };
 
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
-// done nothing, where the ring does not serve the call (fewer bytes than ring_min_bytes or fewer
-// tiles than SMs; one tile; a device without the ring; a range the copy engine cannot describe).
-// `in`: the input (raw, 16-byte aligned) where the program brings tiles by bulk copy, else null;
-// `out` likewise where it stores them by bulk copy. `forced`: other options than the device's default (tests and the
-// probe; stages no deeper than the device allows).
+// done nothing, where the ring does not serve the call (fewer bytes than the program's minimum,
+// ring_min_bytes_of, or fewer tiles than SMs; one tile; a device without the ring; a range the
+// copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
+// tiles by bulk copy, else null; `out` likewise where it stores them by bulk copy. `forced`: other
+// options than the device's default (tests and the probe; stages no deeper than the device allows).
 template <class Program, class Derived>
 bool launch_ring(cuda_policy<Derived>& policy,
                  const typename Program::params& program,
