@@ -93,6 +93,13 @@ struct float_plus
     return x + y;
   }
 };
+struct double_plus
+{
+  double operator()(double x, double y) const
+  {
+    return x + y;
+  }
+};
 // Wrapping 32-bit sums, declared exact: the prefix thread adds each run in a tree
 // (engine/exact_association.h), and any grouping must still give the left fold.
 struct exact_sum
@@ -114,9 +121,11 @@ bool same_bits(const Accum& x, const Accum& y)
 // prefix thread takes its restarting path (running_prefix.h, fold_run_restarting): it finds a
 // run's last restart by one vote and extends from there, which must give the left fold's bits.
 // Their padding bytes are not the carry's.
-using float_segment = segment_carry<float>;
+using float_segment  = segment_carry<float>;
+using double_segment = segment_carry<double>; // its state one 128-bit word, head beside status
 
-bool same_bits(const float_segment& x, const float_segment& y)
+template <class Value>
+bool same_bits(const segment_carry<Value>& x, const segment_carry<Value>& y)
 {
   return same_bits(x.value, y.value) && x.head == y.head;
 }
@@ -148,11 +157,22 @@ float draw<float>(spscan_test::splitmix64& rng)
 {
   return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 - 0.3);
 }
+template <>
+double draw<double>(spscan_test::splitmix64& rng)
+{
+  return static_cast<double>(rng.next() >> 11) * 0x1.0p-53 - 0.3;
+}
 // One tile in 24 starts a segment: most runs of 32 have none, some have one or more.
 template <>
 float_segment draw<float_segment>(spscan_test::splitmix64& rng)
 {
   const float value = draw<float>(rng);
+  return {value, rng.next() % 24 == 0};
+}
+template <>
+double_segment draw<double_segment>(spscan_test::splitmix64& rng)
+{
+  const double value = draw<double>(rng);
   return {value, rng.next() % 24 == 0};
 }
 
@@ -833,6 +853,15 @@ TEST(RingModel, SegmentCarryPrefixesRestartedByVoteKeepTheLeftFoldsBitsUnderAdve
   float_plus inner;
   expect_clean_schedules<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, 4);
 }
+
+#if SPSCAN_HAS_WORD128
+TEST(RingModel, DoubleSegmentCarriesInOneWordKeepTheLeftFoldsBitsUnderAdversarialSchedules)
+{
+  static_assert(sizeof(segment_tile_state<double>::word) == 16);
+  double_plus inner;
+  expect_clean_schedules<segment_tile_state<double>, double_segment>(segmented_op<double, double_plus>{inner}, 4);
+}
+#endif
 
 TEST(RingModel, CatchesARestartingFoldThatMissesTheRestarts)
 {

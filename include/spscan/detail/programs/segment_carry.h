@@ -62,24 +62,28 @@ struct segmented_op
   }
 };
 
-// The tile state of a carry whose value has up to 4 bytes: one 64-bit word, the status in the low
-// byte, the head in bit 8, the value in the high 32 bits. The general packing (tile_state.h) would
-// take a 128-bit word for the 8-byte carry; this keeps a state read a 64-bit load, as a 4-byte
-// scan's (bench/NOTES.md v20).
+// The tile state of a carry whose value has up to 8 bytes: the status in the low byte of one word,
+// the head in bit 8, the value in the word's high half; a 64-bit word for values of up to 4 bytes,
+// a 128-bit one for up to 8 (where the compiler has them, tile_state.h). The general packing
+// would take a 128-bit word for the 4-byte value's 8-byte carry and the split layout for the
+// 8-byte value's 16-byte carry, whose reads cost an acquire load and a second, dependent load;
+// this keeps every state read one load, as a scan's of the same value (bench/NOTES.md v20, v45).
 template <class Value>
 class segment_tile_state
 {
-  static_assert(sizeof(Value) <= 4 && ::cuda::std::is_trivially_copyable_v<Value>);
+  static_assert(sizeof(Value) <= (SPSCAN_HAS_WORD128 ? 8 : 4) && ::cuda::std::is_trivially_copyable_v<Value>);
   static constexpr std::uint64_t status_mask = 0xff;
   static constexpr std::uint64_t head_bit    = 0x100;
+  static constexpr bool narrow               = sizeof(Value) <= 4;
 
 public:
   static constexpr bool packed = true;
   using carry                  = segment_carry<Value>;
+  using word                   = ::cuda::std::conditional_t<narrow, std::uint64_t, word128>;
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
-    return tiles * sizeof(std::uint64_t);
+    return tiles * sizeof(word);
   }
   SPSCAN_HOST_DEVICE static std::size_t value_bytes(std::size_t)
   {
@@ -88,34 +92,56 @@ public:
 
   segment_tile_state() = default;
   SPSCAN_HOST_DEVICE segment_tile_state(void* status_storage, void*)
-      : words_(static_cast<std::uint64_t*>(status_storage))
+      : words_(static_cast<word*>(status_storage))
   {}
 
   SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const carry& c) const
   {
-    std::uint32_t bits = 0;
-    memcpy(&bits, &c.value, sizeof(Value));
-    store_relaxed(words_ + tile, (std::uint64_t{bits} << 32) | (c.head ? head_bit : 0) | status);
+    const std::uint64_t tag = (c.head ? head_bit : 0) | status;
+    word w{};
+    if constexpr (narrow)
+    {
+      std::uint32_t bits = 0;
+      memcpy(&bits, &c.value, sizeof(Value));
+      w = (std::uint64_t{bits} << 32) | tag;
+    }
+    else
+    {
+      w.low = tag;
+      memcpy(&w.high, &c.value, sizeof(Value));
+    }
+    store_relaxed(words_ + tile, w);
   }
 
   SPSCAN_HOST_DEVICE tile_snapshot<carry> load(std::size_t tile) const
   {
-    const std::uint64_t w = load_relaxed(words_ + tile);
+    const word w = load_relaxed(words_ + tile);
     tile_snapshot<carry> s{};
-    s.status                 = static_cast<std::uint32_t>(w & status_mask);
-    s.value.head             = (w & head_bit) != 0;
-    const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
-    memcpy(&s.value.value, &bits, sizeof(Value));
+    std::uint64_t tag = 0;
+    if constexpr (narrow)
+    {
+      tag                      = w;
+      const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
+      memcpy(&s.value.value, &bits, sizeof(Value));
+    }
+    else
+    {
+      tag = w.low;
+      memcpy(&s.value.value, &w.high, sizeof(Value));
+    }
+    s.status     = static_cast<std::uint32_t>(tag & status_mask);
+    s.value.head = (tag & head_bit) != 0;
     return s;
   }
 
 private:
-  std::uint64_t* words_ = nullptr;
+  word* words_ = nullptr;
 };
 
 template <class Value>
 struct tile_state_of<segment_carry<Value>,
-                     ::cuda::std::enable_if_t<(sizeof(Value) <= 4) && ::cuda::std::is_trivially_copyable_v<Value>>>
+                     ::cuda::std::enable_if_t<(sizeof(Value) <= (SPSCAN_HAS_WORD128 ? 8 : 4))
+                                              && ::cuda::std::is_trivially_copyable_v<Value>>>
 {
   using type = segment_tile_state<Value>;
 };
