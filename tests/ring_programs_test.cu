@@ -312,28 +312,54 @@ TEST(RingScanByKey, inclusive_uint32_values_by_uint8_keys_equal_the_sequential_s
   expect_ring_by_key_exact<false, std::uint8_t, std::uint32_t>();
 }
 
-// Floats: the ring's bits are the classic engine's (checked inside), which stay within a bound
-// of the float64 scan.
-TEST(RingScanByKey, float_values_keep_the_classic_bits)
+// 8-byte values by 4-byte keys: the stage holds the tile's segment heads, found by a first kernel,
+// instead of its keys; heads and results must be the classic run's.
+TEST(RingScanByKey, inclusive_int64_values_by_int32_keys_from_head_words_equal_the_sequential_scan)
 {
-  using program = by_key_program_for<false, int, float>;
+  static_assert(by_key_program_for<false, std::int32_t, std::int64_t>::ring_reads_head_words);
+  expect_ring_by_key_exact<false, std::int32_t, std::int64_t>();
+}
+
+TEST(RingScanByKey, exclusive_uint64_values_by_uint32_keys_from_head_words_equal_the_sequential_scan)
+{
+  static_assert(by_key_program_for<true, std::uint32_t, std::uint64_t>::ring_reads_head_words);
+  expect_ring_by_key_exact<true, std::uint32_t, std::uint64_t>();
+}
+
+// Floats: the ring's bits are the classic engine's (checked inside), which stay within a bound
+// of the exact scan.
+template <class T>
+void expect_ring_by_key_floats_keep_the_classic_bits(double bound)
+{
+  using program = by_key_program_for<false, int, T>;
   SKIP_WITHOUT_RING(program);
   for (const std::size_t n : ring_sizes<program>())
   {
     const std::uint64_t seed = spscan_test::fresh_seed();
     SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
-    const std::vector<int> host_keys     = spscan_test::random_segment_keys<int>(n, 5000.0, seed);
-    const std::vector<float> host_values = spscan_test::random_values<float>(n, seed + 1);
-    const std::vector<float> classic     = expect_by_key_ring_matches_classic<false>(host_keys, host_values, 0.0f);
-    double running = 0, worst = 0, magnitude = 1;
+    const std::vector<int> host_keys = spscan_test::random_segment_keys<int>(n, 5000.0, seed);
+    const std::vector<T> host_values = spscan_test::random_values<T>(n, seed + 1);
+    const std::vector<T> classic     = expect_by_key_ring_matches_classic<false>(host_keys, host_values, T(0));
+    long double running = 0, worst = 0, magnitude = 1;
     for (std::size_t i = 0; i < n; ++i)
     {
       running   = (i == 0 || host_keys[i - 1] != host_keys[i]) ? host_values[i] : running + host_values[i];
-      worst     = std::max(worst, std::abs(static_cast<double>(classic[i]) - running));
+      worst     = std::max(worst, std::abs(static_cast<long double>(classic[i]) - running));
       magnitude = std::max(magnitude, std::abs(running));
     }
-    EXPECT_LE(worst, 1e-4 * magnitude) << "the float by-key scan strays from the float64 one";
+    EXPECT_LE(static_cast<double>(worst), bound * static_cast<double>(magnitude)) << "the by-key scan strays from the exact one";
   }
+}
+
+TEST(RingScanByKey, double_values_from_head_words_keep_the_classic_bits)
+{
+  static_assert(by_key_program_for<false, int, double>::ring_reads_head_words);
+  expect_ring_by_key_floats_keep_the_classic_bits<double>(1e-12);
+}
+
+TEST(RingScanByKey, float_values_keep_the_classic_bits)
+{
+  expect_ring_by_key_floats_keep_the_classic_bits<float>(1e-4);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/programs/segment_carry.h>
+#include <spscan/detail/programs/segment_heads.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -54,6 +55,9 @@ struct scan_by_key_params
   const key* predecessor_keys; // [tile] = key[tile * tile_items - 1], where the output overwrites the keys; else null
   bool vector_load; // values are a 16-byte aligned raw pointer
   bool vector_store; // likewise for the output
+  // The segment heads found before a ring launch whose keys do not fit its stage
+  // (programs/segment_heads.h); else null.
+  const std::uint32_t* head_words = nullptr;
 };
 
 // Where a by-key scan's kernel can hold the keys: it shuffles them between lanes.
@@ -305,18 +309,26 @@ struct scan_by_key_program
   // the scan squad), folds the thread's carry and publishes the tile's; the scan squad writes the
   // results over the values, and they leave as the stage's image. The heads, the carries and their
   // block scan are the classic run's: the same bits.
+  //
+  // Where keys and values together pass 64 KiB a tile (8-byte values by keys of 4 bytes: 96 KiB,
+  // two stages), a first kernel finds every element's head bit (programs/segment_heads.h), and the
+  // stage holds the tile's 1 KiB of head words behind its values instead of its keys: each thread's
+  // 32 elements are one word (H200, double values, one segment: bench/NOTES.md v47).
   using key_vectors = vector_slice<key, items>;
 
   static constexpr bool keys_take_vector_layout =
     ::cuda::std::is_pointer_v<KeysIt> && ::cuda::std::is_trivially_copyable_v<key> && 16 % sizeof(key) == 0
     && vector_shape<key, items>::fits;
+  static constexpr std::size_t ring_stage_limit      = std::size_t{64} * 1024; // three stages fit an SM
   static constexpr std::size_t ring_value_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value_in);
-  static constexpr std::size_t ring_key_tile_bytes   = std::size_t{tuning::tile_items} * sizeof(key);
-  static constexpr std::size_t ring_tile_bytes       = ring_value_tile_bytes + ring_key_tile_bytes;
-  // Tiles of up to 64 KiB, so that the ring's three stages fit an SM (8-byte values or keys with
-  // 4-byte ones make 96 KiB tiles: those stay on the classic engine).
+  static constexpr std::size_t ring_tile_key_bytes   = std::size_t{tuning::tile_items} * sizeof(key);
+  static constexpr bool ring_reads_head_words        = ring_value_tile_bytes + ring_tile_key_bytes > ring_stage_limit
+                                                && ring_value_tile_bytes <= ring_stage_limit && items == warp_threads;
+  static constexpr std::size_t ring_head_tile_bytes = std::size_t{tuning::tile_items} / 8;
+  static constexpr std::size_t ring_key_tile_bytes  = ring_reads_head_words ? ring_head_tile_bytes : ring_tile_key_bytes;
+  static constexpr std::size_t ring_tile_bytes      = ring_value_tile_bytes + ring_key_tile_bytes;
   static constexpr bool runs_on_ring =
-    vector_layout && keys_take_vector_layout && ring_tile_bytes <= std::size_t{64} * 1024;
+    vector_layout && keys_take_vector_layout && (ring_reads_head_words || ring_tile_bytes <= ring_stage_limit);
   static constexpr bool ring_copies_input   = true;
   static constexpr bool ring_stores_by_copy = true;
   static_assert(!runs_on_ring || ring_value_tile_bytes % 1024 == 0, "the keys' image starts on a swizzle block");
@@ -328,9 +340,37 @@ struct scan_by_key_program
     typename block::shared_storage block;
   };
 
-  static const KeysIt& ring_keys(const params& p)
+  // What the producer brings beside the values: the keys, or their head words.
+  static const void* ring_keys(const params& p)
   {
-    return p.keys;
+    if constexpr (ring_reads_head_words)
+    {
+      return p.head_words;
+    }
+    else
+    {
+      return p.keys;
+    }
+  }
+
+  // Before a ring launch whose stage takes head words: finds them, into storage that lasts
+  // through `launch(params)`; else just `launch(params)` (ring_launch.h, ring_prepares_of).
+  static constexpr bool ring_prepares = true;
+  template <class Derived, class Launch>
+  static bool ring_prepare(cuda_policy<Derived>& policy, const params& p, Launch&& launch)
+  {
+    if constexpr (ring_reads_head_words)
+    {
+      call_storage<Derived> words(policy, segment_head_words(p.n) * sizeof(std::uint32_t));
+      params with_heads     = p;
+      with_heads.head_words = static_cast<const std::uint32_t*>(words.data());
+      launch_find_segment_heads<key>(policy, p.keys, p.n, p.pred, static_cast<std::uint32_t*>(words.data()));
+      return launch(with_heads);
+    }
+    else
+    {
+      return launch(p);
+    }
   }
 
   // The keys of warp `warp`'s segment, behind the tile's values in the stage.
@@ -362,6 +402,31 @@ struct scan_by_key_program
   // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
   template <class Tile>
   __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
+  {
+    if constexpr (ring_reads_head_words)
+    {
+      return reduce_with_heads(p, stage, storage, tile, head_word_in_stage(stage));
+    }
+    else
+    {
+      return reduce_with_heads(p, stage, storage, tile, heads_from_keys_in_stage(p, stage, tile));
+    }
+  }
+
+  // This thread's head word, behind the values: word `rank` of the tile's 1 KiB, placed by the
+  // copy engine's 128-byte swizzle (ring/tensor_map.h: 16-byte word i at i ^ ((i / 8) % 8)).
+  __device__ static std::uint32_t head_word_in_stage(void* stage)
+  {
+    const int rank   = static_cast<int>(threadIdx.x);
+    const int word16 = rank / 4;
+    const int placed = word16 ^ ((word16 / 8) % 8);
+    return *reinterpret_cast<const std::uint32_t*>(static_cast<const unsigned char*>(stage) + ring_value_tile_bytes
+                                                   + placed * 16 + (rank % 4) * 4);
+  }
+
+  // This thread's head flags from the tile's keys in the stage.
+  template <class Tile>
+  __device__ static std::uint32_t heads_from_keys_in_stage(params& p, void* stage, const Tile& tile)
   {
     const int rank = static_cast<int>(threadIdx.x);
     const int lane = rank % warp_threads;
@@ -401,8 +466,16 @@ struct scan_by_key_program
     {
       heads |= 1u;
     }
-    storage.heads[rank] = heads;
+    return heads;
+  }
 
+  // Keeps the thread's heads for the scan squad, folds its carry and runs the block scan: the
+  // tile's aggregate, in thread 0.
+  template <class Tile>
+  __device__ static carry reduce_with_heads(params& p, void* stage, ring_storage& storage, const Tile& tile, std::uint32_t heads)
+  {
+    const int rank           = static_cast<int>(threadIdx.x);
+    storage.heads[rank]      = heads;
     auto op                  = carry_op(p);
     const carry thread_carry = thread_carry_of(p, ring::warp_slice_in_stage<vectors>(stage, rank), heads);
     const auto before_thread = block::scan(storage.block, thread_carry, op, threads, [&] {

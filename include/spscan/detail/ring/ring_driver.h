@@ -38,8 +38,11 @@
 //
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
 //   ring_tile_bytes                   the input's bytes in a whole tile
-//   ring_key_tile_bytes, ring_keys(params)   (optional) the part of them that is keys, brought
-//                                     beside the elements from a second array (ring_launch.h)
+//   ring_key_tile_bytes, ring_keys(params)   (optional) the part of them that is keys (or their
+//                                     segment heads), brought beside the elements from a second
+//                                     array (ring_launch.h)
+//   ring_prepares, ring_prepare(policy, params, launch)   (optional) what a launch needs done
+//                                     first (ring_launch.h)
 //   ring_copies_input                 whether the producer brings a tile into its stage by bulk
 //                                     copy (ring_load); else ring_reduce stages it
 //   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)

@@ -128,10 +128,22 @@ struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::rin
   static constexpr std::size_t value = Program::ring_key_tile_bytes;
 };
 
+// Whether a program prepares its ring launches (a program's `ring_prepares`): then
+// `Program::ring_prepare(policy, params, launch)` does what the launch needs first (a by-key scan
+// finds its segment heads) and calls launch(params as the kernel takes them) while what it made
+// lasts, returning launch's result.
+template <class Program, class = void>
+struct ring_prepares_of : ::cuda::std::false_type
+{};
+template <class Program>
+struct ring_prepares_of<Program, ::cuda::std::void_t<decltype(Program::ring_prepares)>>
+    : ::cuda::std::bool_constant<Program::ring_prepares>
+{};
+
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
-// done nothing, where the ring does not serve the call (fewer bytes than the program's minimum,
-// ring_min_bytes_of, or fewer tiles than SMs; one tile; a device without the ring; a range the
-// copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
+// done nothing (but what a program prepares, into its own temporary storage), where the ring does
+// not serve the call (fewer bytes than the program's minimum, ring_min_bytes_of, or fewer tiles
+// than SMs; one tile; a device without the ring; a range the copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
 // tiles by bulk copy, else null; `out` likewise where it stores them by bulk copy. `forced`: other
 // options than the device's default (tests and the probe; stages no deeper than the device allows).
 template <class Program, class Derived>
@@ -180,28 +192,39 @@ bool launch_ring(cuda_policy<Derived>& policy,
   {
     return false;
   }
-  if constexpr (key_tile_bytes > 0)
-  {
-    if (!encode_rows(tensors.keys, Program::ring_keys(program), n * (key_tile_bytes / tile_items), box_rows_for(key_tile_bytes)))
+  const auto launch_prepared = [&](const typename Program::params& prepared) {
+    if constexpr (key_tile_bytes > 0)
     {
-      return false;
+      // Whole tiles only (tensor_map.h), as for the elements.
+      if (!encode_rows(tensors.keys, Program::ring_keys(prepared), n / tile_items * key_tile_bytes, box_rows_for(key_tile_bytes)))
+      {
+        return false;
+      }
     }
+    params p{prepared, tiles, typename params::state{}, nullptr, 0, 0};
+    const cudaStream_t stream = stream_of(policy);
+    cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
+    const std::size_t shared_bytes = layout::shared_bytes(options.stages);
+    const std::size_t all_ctas     = static_cast<std::size_t>(device.multiprocessors);
+    const std::size_t ctas = options.ctas > 0 && static_cast<std::size_t>(options.ctas) < all_ctas ? options.ctas : all_ctas;
+    const unsigned grid    = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
+    constexpr auto kernel  = ring_kernel<Program>;
+    // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
+    prepare_kernel<kernel>(layout::shared_bytes(deepest));
+    with_tile_storage(policy, p, stream, options.clear, [&](const storage_launch& launch) {
+      return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
+    });
+    finish_call(policy, "spscan: failed to synchronize");
+    return true;
+  };
+  if constexpr (ring_prepares_of<Program>::value)
+  {
+    return Program::ring_prepare(policy, program, launch_prepared);
   }
-  params p{program, tiles, typename params::state{}, nullptr, 0, 0};
-  const cudaStream_t stream = stream_of(policy);
-  cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
-  const std::size_t shared_bytes = layout::shared_bytes(options.stages);
-  const std::size_t all_ctas     = static_cast<std::size_t>(device.multiprocessors);
-  const std::size_t ctas         = options.ctas > 0 && static_cast<std::size_t>(options.ctas) < all_ctas ? options.ctas : all_ctas;
-  const unsigned grid            = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
-  constexpr auto kernel = ring_kernel<Program>;
-  // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
-  prepare_kernel<kernel>(layout::shared_bytes(deepest));
-  with_tile_storage(policy, p, stream, options.clear, [&](const storage_launch& launch) {
-    return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
-  });
-  finish_call(policy, "spscan: failed to synchronize");
-  return true;
+  else
+  {
+    return launch_prepared(program);
+  }
 }
 
 } // namespace spscan::detail::ring
