@@ -310,7 +310,7 @@ struct scan_by_key_program
   // results over the values, and they leave as the stage's image. The heads, the carries and their
   // block scan are the classic run's: the same bits.
   //
-  // Where keys and values together pass 64 KiB a tile (8-byte values by keys of 4 bytes: 96 KiB,
+  // Where keys and values together pass 64 KiB a tile (8-byte values by 4-byte keys: 96 KiB,
   // two stages), a first kernel finds every element's head bit (programs/segment_heads.h), and the
   // stage holds the tile's 1 KiB of head words behind its values instead of its keys: each thread's
   // 32 elements are one word (H200, double values, one segment: bench/NOTES.md v47).
@@ -322,8 +322,10 @@ struct scan_by_key_program
   static constexpr std::size_t ring_stage_limit      = std::size_t{64} * 1024; // three stages fit an SM
   static constexpr std::size_t ring_value_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value_in);
   static constexpr std::size_t ring_tile_key_bytes   = std::size_t{tuning::tile_items} * sizeof(key);
-  static constexpr bool ring_reads_head_words        = ring_value_tile_bytes + ring_tile_key_bytes > ring_stage_limit
-                                                && ring_value_tile_bytes <= ring_stage_limit && items == warp_threads;
+  // Head words for what was measured and tested: 8-byte values by 4-byte keys.
+  static constexpr bool ring_reads_head_words = ring_value_tile_bytes + ring_tile_key_bytes > ring_stage_limit
+                                             && ring_value_tile_bytes <= ring_stage_limit && items == warp_threads
+                                             && sizeof(value_in) == 8 && sizeof(key) == 4;
   static constexpr std::size_t ring_head_tile_bytes = std::size_t{tuning::tile_items} / 8;
   static constexpr std::size_t ring_key_tile_bytes  = ring_reads_head_words ? ring_head_tile_bytes : ring_tile_key_bytes;
   static constexpr std::size_t ring_tile_bytes      = ring_value_tile_bytes + ring_key_tile_bytes;
