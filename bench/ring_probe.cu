@@ -99,7 +99,7 @@ void run_type(const options& o)
       bool ring_ran    = true;
       // The ring in the device's default options at every size (the library takes it only from
       // ring_min_bytes), and the library's own route (the "spscan" column).
-      const sd::ring::ring_options deepest = sd::ring::default_ring_options(sd::ring::current_ring_device<program>());
+      const sd::ring::ring_options deepest = sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>());
       auto run_ring = [&] { ring_ran = sd::ring::launch_ring<program>(policy, params, n, in.get(), ring.get(), &deepest) && ring_ran; };
       auto run_library = [&] { spscan::inclusive_scan(policy, in.get(), in.get() + n, classic.get()); };
       CHECK_CUDA(cudaMemsetAsync(ring.get(), 0xA5, n * sizeof(T), bench_stream));

@@ -2,12 +2,14 @@
 // (temporary storage preallocated, its kernels alone) and the memory roofline, in one run:
 //  - selection (copy_if) of int32 and int64 at 1%, 50% and 99% selected; roofline: a copy of
 //    (1 + s) / 2 of the input's bytes (a read of the input and a write of the selected part);
-//  - inclusive sums of inputs the reduce squad stages: a counting_iterator (roofline: a memset of
-//    the output), a transform_iterator over a device array (a copy), int8 input into int32
-//    results (a copy of the 5 bytes per element moved, halved).
+//  - inclusive sums of inputs that are not raw arrays of the output's type
+//    (programs/scan_input.h): a counting_iterator, computed by the reduce squad (roofline: a
+//    memset of the output), a transform_iterator over a device array, copied and transformed in
+//    the stage (a copy), int8 input into int32 results, staged element by element (a copy of the
+//    5 bytes per element moved, halved).
 // Every ring output is compared with the classic engine's (selection: count and elements).
 //
-//   ring_programs_probe [--only select|staged] [--min 20] [--max 28] [--quick]
+//   ring_programs_probe [--only select|staged] [--min 20] [--max 28] [--quick] [--bulk-stores | --thread-stores] [--stages N]
 static const char* bench_name = "ring_programs_probe";
 #include "bench_support.h"
 
@@ -38,6 +40,8 @@ struct options
   int min_log2 = 20;
   int max_log2 = 28;
   bool quick   = false;
+  int stores = -1; // staged: 1 the copy engine stores the tiles, 0 the threads; -1 the library's choice
+  int stages       = 0; // staged: this many stages (0: the library's choice)
 };
 
 // ring: the library's options (one CTA per SM, the deepest ring).
@@ -76,7 +80,7 @@ void probe_select(const options& o, const char* type, int sms)
       q.rejected = ring.get();
       q.selected_total = totals.get() + 1;
       const auto device  = sd::ring::current_ring_device<program>();
-      const auto library = sd::ring::default_ring_options(device);
+      const auto library = sd::ring::default_ring_options<program>(device);
       bool ring_ran = true;
       const auto run_classic = [&] { sd::launch_single_pass<program>(policy, p, n); };
       const auto run_ring    = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, q.in, nullptr, &library) && ring_ran; };
@@ -123,7 +127,7 @@ struct times_two_plus_one
 
 // Inclusive sums of `first` (n elements of Accum) into `out`: classic, ring, CUB; ring against classic.
 template <class Accum, class In>
-void probe_staged_sum(const char* what, int log2n, In first, Accum* classic, Accum* ring, Accum* cub_out, unsigned char* cub_temp,
+void probe_staged_sum(const options& o, const char* what, int log2n, In first, Accum* classic, Accum* ring, Accum* cub_out, unsigned char* cub_temp,
                       std::size_t cub_bytes, double roofline, const rep_plan& plan, int sms)
 {
   using program       = typename sd::scan_shapes<sd::scan_kind::inclusive, Accum, In, Accum*, thrust::plus<Accum>>::primary;
@@ -135,10 +139,12 @@ void probe_staged_sum(const char* what, int log2n, In first, Accum* classic, Acc
   auto q       = p;
   q.out        = ring;
   const auto device  = sd::ring::current_ring_device<program>();
-  const auto library = sd::ring::default_ring_options(device);
+  auto library = sd::ring::default_ring_options<program>(device);
+  library.stores_by_threads = o.stores < 0 ? library.stores_by_threads : o.stores == 0;
+  library.stages            = o.stages > 0 ? o.stages : library.stages;
   bool ring_ran = true;
   const auto run_classic = [&] { sd::launch_single_pass<program>(policy, p, n); };
-  const auto run_ring    = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, nullptr, nullptr, &library) && ring_ran; };
+  const auto run_ring    = [&] { ring_ran = sd::ring::launch_ring<program>(policy, q, n, program::ring_source(q), q.out, &library) && ring_ran; };
   const auto run_cub     = [&] {
     std::size_t bytes = cub_bytes;
     CHECK_CUDA(cub::DeviceScan::InclusiveScan(cub_temp, bytes, first, cub_out, thrust::plus<Accum>{}, n, bench_stream));
@@ -189,9 +195,9 @@ void probe_staged(const options& o, int sms)
     const double narrow_copy = timer.median_ms([&] {
       CHECK_CUDA(cudaMemcpyAsync(cub_out.get(), in.get(), n * 5 / 2, cudaMemcpyDeviceToDevice, bench_stream));
     }, plan.warmups, reps);
-    probe_staged_sum<int>("counting int32", log2n, counting, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, memset, plan, sms);
-    probe_staged_sum<int>("transform int32", log2n, transformed, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, copy, plan, sms);
-    probe_staged_sum<int>("int8 into int32", log2n, narrow, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, narrow_copy, plan, sms);
+    probe_staged_sum<int>(o, "counting int32", log2n, counting, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, memset, plan, sms);
+    probe_staged_sum<int>(o, "transform int32", log2n, transformed, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, copy, plan, sms);
+    probe_staged_sum<int>(o, "int8 into int32", log2n, narrow, classic.get(), ring.get(), cub_out.get(), cub_temp.get(), cub_bytes, narrow_copy, plan, sms);
   }
 }
 
@@ -207,6 +213,9 @@ int main(int argc, char** argv)
     else if (a == "--min" && i + 1 < argc) o.min_log2 = std::atoi(argv[++i]);
     else if (a == "--max" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
     else if (a == "--quick") o.quick = true;
+    else if (a == "--bulk-stores") o.stores = 1;
+    else if (a == "--thread-stores") o.stores = 0;
+    else if (a == "--stages" && i + 1 < argc) o.stages = std::atoi(argv[++i]);
     else fail("unknown argument " + a);
   }
   cudaDeviceProp prop{};

@@ -757,7 +757,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
                                            const std::uint32_t*, std::uint32_t*, thrust::plus<std::uint32_t>>;
       const auto params  = sd::make_scan_params<sd::scan_kind::inclusive, std::uint32_t>(static_cast<const std::uint32_t*>(in), n, out,
                                                                                          thrust::plus<std::uint32_t>{}, 0u);
-      const auto options = sd::ring::default_ring_options(sd::ring::current_ring_device<program>());
+      const auto options = sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>());
       ring_trace_case<program>("scan uint32", log2n, params, n, in, out, options, copy_ms(n * 4), stream, csv_dir);
     }
     for (const unsigned percent : {1u, 50u})
@@ -770,7 +770,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       const auto device = sd::ring::current_ring_device<program>();
       const double roofline = copy_ms(n * 4 * (100 + percent) / 200);
       const std::string name = "select uint32 " + std::to_string(percent) + "%";
-      ring_trace_case<program>(name.c_str(), log2n, params, n, in, nullptr, sd::ring::default_ring_options(device), roofline, stream,
+      ring_trace_case<program>(name.c_str(), log2n, params, n, in, nullptr, sd::ring::default_ring_options<program>(device), roofline, stream,
                                csv_dir);
       // Half the tile (16 per thread, 16 KiB), twice the stages: whether the ring's depth holds it.
       using small_tiles = sd::select_program_for<false, traced<sd::tile_shape<4, 64, 5>>, std::uint32_t*, sd::no_stencil,
@@ -778,7 +778,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       const typename small_tiles::params small_params{in, sd::no_stencil{}, out, out, n, pred, total, true};
       const auto small_device = sd::ring::current_ring_device<small_tiles>();
       ring_trace_case<small_tiles>((name + " 16 KiB tiles").c_str(), log2n, small_params, n, in, nullptr,
-                                   sd::ring::default_ring_options(small_device), roofline, stream, csv_dir);
+                                   sd::ring::default_ring_options<small_tiles>(small_device), roofline, stream, csv_dir);
     }
     // The by-key scan (uint32 keys and values), one segment, at its own tile shape and at half of it
     // (16 KiB of values and 16 KiB of keys a stage, twice the stages): whether the ring's depth holds
@@ -792,7 +792,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
       const auto by_key = [&](auto tag, const char* name) {
         using program = typename decltype(tag)::type;
         const typename program::params params{keys, in, out, n, {}, {}, 0u, nullptr, true, true};
-        ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options(sd::ring::current_ring_device<program>()),
+        ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()),
                                  roofline, stream, csv_dir);
       };
       using library_shape = by_key_uint32<traced<sd::scan_by_key_tuning<std::uint32_t>>>;

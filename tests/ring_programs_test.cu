@@ -11,6 +11,7 @@
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -38,7 +39,7 @@ using spscan_test::to_host;
 
 // Every ring option a test runs: the shallowest, a middle and the deepest ring the device allows,
 // with every SM's CTA and with one and three CTAs (then every CTA runs many tiles through every
-// stage).
+// stage), the scan squad's threads storing; and where the program can, the copy engine storing.
 template <class Program, class Run>
 void for_each_ring_option(Run&& run)
 {
@@ -48,6 +49,11 @@ void for_each_ring_option(Run&& run)
     {
       SCOPED_TRACE(::testing::Message() << stages << " stages, CTAs " << ctas);
       run(sd::ring::ring_options{stages, true, ctas});
+    }
+    if constexpr (Program::ring_stores_by_copy)
+    {
+      SCOPED_TRACE(::testing::Message() << stages << " stages, stores by the copy engine");
+      run(sd::ring::ring_options{stages, false, 0});
     }
   }
 }
@@ -363,19 +369,21 @@ TEST(RingScanByKey, float_values_keep_the_classic_bits)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scans of inputs the reduce squad stages (the copy engine cannot read them)
+// Scans of inputs that are not raw arrays of the output's type (programs/scan_input.h): computed
+// by the reduce squad, copied and transformed in the stage, or staged element by element
 
 // The scan program the library picks for input iterator In and output iterator Out.
 template <sd::scan_kind Kind, class Accum, class In, class Out, class Op>
 using staged_scan_program = typename sd::scan_shapes<Kind, Accum, In, Out, Op>::primary;
 
 // Runs the scan of `first` into `out` on the classic engine and on the ring with every option;
-// every ring result must carry the classic result's bits. Returns the classic result.
-template <sd::scan_kind Kind, class Accum, class In, class T, class Op>
+// every ring result must carry the classic result's bits. Returns the classic result. `Way`: how
+// the ring must bring this input into its stage.
+template <sd::ring_input Way, sd::scan_kind Kind, class Accum, class In, class T, class Op>
 std::vector<T> expect_staged_ring_matches_classic(In first, std::size_t n, Op op, Accum init)
 {
   using program = staged_scan_program<Kind, Accum, In, T*, Op>;
-  static_assert(!program::ring_copies_input, "these inputs are staged by the reduce squad");
+  static_assert(program::ring_input_kind == Way, "the ring brings this input another way");
   thrust::device_vector<T> out(n);
   auto policy  = thrust::cuda::par.on(0);
   const auto p = sd::make_scan_params<Kind, Accum>(first, n, thrust::raw_pointer_cast(out.data()), op, init);
@@ -384,7 +392,7 @@ std::vector<T> expect_staged_ring_matches_classic(In first, std::size_t n, Op op
   const std::vector<T> classic = to_host(out);
   for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
     poison(out);
-    const bool ran = sd::ring::launch_ring<program>(policy, p, n, nullptr, nullptr, &options);
+    const bool ran = sd::ring::launch_ring<program>(policy, p, n, program::ring_source(p), p.out, &options);
     EXPECT_TRUE(ran) << "the ring declined a launch it offers";
     if (ran)
     {
@@ -394,7 +402,7 @@ std::vector<T> expect_staged_ring_matches_classic(In first, std::size_t n, Op op
   return classic;
 }
 
-TEST(RingStagedScan, counting_iterator_gives_the_closed_form)
+TEST(RingStagedScan, computed_counting_iterator_gives_the_closed_form)
 {
   using program = staged_scan_program<sd::scan_kind::inclusive, long long, thrust::counting_iterator<long long>, long long*, thrust::plus<long long>>;
   SKIP_WITHOUT_RING(program);
@@ -402,7 +410,7 @@ TEST(RingStagedScan, counting_iterator_gives_the_closed_form)
   {
     SCOPED_TRACE(::testing::Message() << "n " << n);
     const long long start = 17;
-    const std::vector<long long> classic = expect_staged_ring_matches_classic<sd::scan_kind::inclusive, long long, thrust::counting_iterator<long long>, long long>(
+    const std::vector<long long> classic = expect_staged_ring_matches_classic<sd::ring_input::generated, sd::scan_kind::inclusive, long long, thrust::counting_iterator<long long>, long long>(
       thrust::counting_iterator<long long>(start), n, thrust::plus<long long>{}, 0LL);
     std::vector<long long> expected(n);
     long long running = 0;
@@ -423,7 +431,7 @@ struct scaled_and_shifted
   }
 };
 
-TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_keeps_the_classic_bits)
+TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_transformed_in_the_stage_keeps_the_classic_bits)
 {
   using In      = thrust::transform_iterator<scaled_and_shifted, const float*>;
   using program = staged_scan_program<sd::scan_kind::exclusive, float, In, float*, thrust::plus<float>>;
@@ -436,7 +444,7 @@ TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_keeps_the_clas
     const thrust::device_vector<float> in(host_in.begin(), host_in.end());
     const In first(thrust::raw_pointer_cast(in.data()), scaled_and_shifted{});
     const std::vector<float> classic =
-      expect_staged_ring_matches_classic<sd::scan_kind::exclusive, float, In, float>(first, n, thrust::plus<float>{}, 1.25f);
+      expect_staged_ring_matches_classic<sd::ring_input::transformed, sd::scan_kind::exclusive, float, In, float>(first, n, thrust::plus<float>{}, 1.25f);
     // Floats: within a bound of the float64 scan (the bits are the classic engine's, checked above).
     double running = 1.25, worst = 0, magnitude = 1;
     for (std::size_t i = 0; i < n; ++i)
@@ -449,7 +457,7 @@ TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_keeps_the_clas
   }
 }
 
-TEST(RingStagedScan, int8_input_into_int32_sums_the_sequential_fold)
+TEST(RingStagedScan, int8_input_into_int32_staged_by_elements_sums_the_sequential_fold)
 {
   using program = staged_scan_program<sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t*, thrust::plus<std::int32_t>>;
   SKIP_WITHOUT_RING(program);
@@ -460,7 +468,7 @@ TEST(RingStagedScan, int8_input_into_int32_sums_the_sequential_fold)
     const std::vector<std::int8_t> host_in = spscan_test::random_values<std::int8_t>(n, seed);
     const thrust::device_vector<std::int8_t> in(host_in.begin(), host_in.end());
     const std::vector<std::int32_t> classic =
-      expect_staged_ring_matches_classic<sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t>(
+      expect_staged_ring_matches_classic<sd::ring_input::staged, sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t>(
         thrust::raw_pointer_cast(in.data()), n, thrust::plus<std::int32_t>{}, 0);
     std::vector<std::int32_t> expected(n);
     std::int32_t running = 0;
@@ -473,8 +481,127 @@ TEST(RingStagedScan, int8_input_into_int32_sums_the_sequential_fold)
   }
 }
 
-// The public entry points at the ring's sizes: a counting_iterator input (which the library keeps
-// on the classic engine, bench/NOTES.md v12) gives the closed form.
+TEST(RingStagedScan, exclusive_scan_of_a_uint32_counting_iterator_computed_in_the_stage_sums_the_sequential_fold)
+{
+  using In      = thrust::counting_iterator<std::uint32_t>;
+  using program = staged_scan_program<sd::scan_kind::exclusive, std::uint32_t, In, std::uint32_t*, thrust::plus<std::uint32_t>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    const std::uint32_t start = 4000000000u; // the elements wrap past 2^32, and so do the sums
+    const std::vector<std::uint32_t> classic =
+      expect_staged_ring_matches_classic<sd::ring_input::generated, sd::scan_kind::exclusive, std::uint32_t, In, std::uint32_t>(
+        In(start), n, thrust::plus<std::uint32_t>{}, 7u);
+    std::vector<std::uint32_t> expected(n);
+    std::uint32_t running = 7u;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      expected[i] = running;
+      running += start + static_cast<std::uint32_t>(i);
+    }
+    expect_bitwise_equal(expected, classic, "the sequential fold");
+  }
+}
+
+// A transform_iterator over a counting_iterator stays element by element: its functor may gather.
+static_assert(staged_scan_program<sd::scan_kind::inclusive,
+                                  int,
+                                  thrust::transform_iterator<thrust::negate<int>, thrust::counting_iterator<int>>,
+                                  int*,
+                                  thrust::plus<int>>::ring_input_kind
+              == sd::ring_input::staged);
+
+TEST(RingStagedScan, float_scan_of_a_constant_iterator_computed_in_the_stage_keeps_the_classic_bits)
+{
+  using In      = thrust::constant_iterator<float>;
+  using program = staged_scan_program<sd::scan_kind::inclusive, float, In, float*, thrust::plus<float>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    // 0.1f does not sum exactly: the bits show the association (checked against the classic engine).
+    const std::vector<float> classic =
+      expect_staged_ring_matches_classic<sd::ring_input::generated, sd::scan_kind::inclusive, float, In, float>(
+        In(0.1f), n, thrust::plus<float>{}, 0.0f);
+    // Each of the sum's roundings (a lane's items, the block scan's levels, one per tile before)
+    // is at most 2^-24 of it.
+    const double last  = static_cast<double>(0.1f) * static_cast<double>(n);
+    const double steps = static_cast<double>(n / program::tuning::tile_items + program::items + 16);
+    EXPECT_LE(std::abs(static_cast<double>(classic[n - 1]) - last), steps * std::ldexp(1.0, -24) * last)
+      << "the float sum strays from the float64 one";
+  }
+}
+
+struct shifted_by_three
+{
+  __host__ __device__ std::int64_t operator()(std::int64_t x) const
+  {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * 3u - 11u); // wraps, as the sums do
+  }
+};
+
+TEST(RingStagedScan, int64_scan_of_a_transform_iterator_transformed_in_the_stage_sums_the_sequential_fold)
+{
+  using In      = thrust::transform_iterator<shifted_by_three, const std::int64_t*>;
+  using program = staged_scan_program<sd::scan_kind::inclusive, std::int64_t, In, std::int64_t*, thrust::plus<std::int64_t>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<std::int64_t> host_in = spscan_test::random_values<std::int64_t>(n, seed);
+    const thrust::device_vector<std::int64_t> in(host_in.begin(), host_in.end());
+    const std::vector<std::int64_t> classic =
+      expect_staged_ring_matches_classic<sd::ring_input::transformed, sd::scan_kind::inclusive, std::int64_t, In, std::int64_t>(
+        In(thrust::raw_pointer_cast(in.data()), shifted_by_three{}), n, thrust::plus<std::int64_t>{}, std::int64_t{0});
+    std::vector<std::int64_t> expected(n);
+    std::uint64_t running = 0; // wraps as the device's int64 sum does
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      running += static_cast<std::uint64_t>(shifted_by_three{}(host_in[i]));
+      expected[i] = static_cast<std::int64_t>(running);
+    }
+    expect_bitwise_equal(expected, classic, "the sequential fold");
+  }
+}
+
+// The public entry points at the ring's sizes: a transform_iterator over a device array gives the
+// sequential fold whether its base is 16-byte aligned (the ring copies and transforms it) or not
+// (the classic engine reads it element by element).
+TEST(RingStagedScan, public_scan_of_a_transform_iterator_aligned_or_not_sums_the_sequential_fold)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{3} << 20) + 5;
+  if (n + 1 > spscan_test::max_test_elements())
+  {
+    GTEST_SKIP() << "inputs of " << n << " elements exceed this run's limit";
+  }
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const std::vector<std::int64_t> host_in = spscan_test::random_values<std::int64_t>(n + 1, seed);
+  const thrust::device_vector<std::int64_t> in(host_in.begin(), host_in.end());
+  thrust::device_vector<std::int64_t> out(n);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{1}})
+  {
+    SCOPED_TRACE(::testing::Message() << "base offset " << offset << " elements");
+    poison(out);
+    const auto first = thrust::make_transform_iterator(in.begin() + offset, shifted_by_three{});
+    spscan::inclusive_scan(thrust::device, first, first + n, out.begin());
+    const std::vector<std::int64_t> got = to_host(out);
+    std::uint64_t running = 0;
+    std::size_t wrong     = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      running += static_cast<std::uint64_t>(shifted_by_three{}(host_in[i + offset]));
+      wrong += got[i] != static_cast<std::int64_t>(running);
+    }
+    EXPECT_EQ(0u, wrong);
+  }
+}
+
+// The public entry points at the ring's sizes: a counting_iterator input (computed by the ring's
+// reduce squad, programs/scan_input.h) gives the closed form.
 TEST(RingStagedScan, public_scan_of_a_counting_iterator_equals_the_closed_form)
 {
   SPSCAN_REQUIRE_GPU();

@@ -203,6 +203,27 @@ public:
     __syncwarp();
   }
 
+  // Stages this lane's elements from `element(i)`, i the element's place in the segment: for an
+  // input whose elements are computed, not read (programs/scan_input.h).
+  template <class F>
+  __device__ void generate(F&& element) const
+  {
+#pragma unroll
+    for (int w = 0; w < words_per_lane; ++w)
+    {
+      const int i = lane_ * words_per_lane + w;
+      T elements[per_word];
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        elements[k] = element(i * per_word + k);
+      }
+      uint4 word;
+      memcpy(&word, elements, 16);
+      words_[slot(i)] = word;
+    }
+  }
+
   // Element i of the segment (staged).
   __device__ T at(int i) const
   {

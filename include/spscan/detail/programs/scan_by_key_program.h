@@ -285,15 +285,9 @@ struct scan_by_key_program
 #pragma unroll
       for (int b = 0; b < key_batch; ++b)
       {
-        const int i   = (batch_begin + b) * warp_threads + lane;
-        key previous  = cub::ShuffleUp<warp_threads>(current[b], 1, 0, 0xffffffffu);
-        if (lane == 0)
-        {
-          previous = before_row;
-        }
-        const bool head = i < valid && ((first == 0 && i == 0) || !p.pred(previous, current[b]));
-        const std::uint32_t row_heads = __ballot_sync(0xffffffffu, head);
-        before_row                    = cub::ShuffleIndex<warp_threads>(current[b], warp_threads - 1, 0xffffffffu);
+        const int i = (batch_begin + b) * warp_threads + lane;
+        const std::uint32_t row_heads = row_head_word(current[b], before_row, i < valid, first == 0 && i == 0, p.pred, lane);
+        before_row                    = row_last_key(current[b]);
         if (lane == 0)
         {
           heads[batch_begin + b] = row_heads;

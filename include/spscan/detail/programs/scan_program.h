@@ -16,6 +16,7 @@
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/programs/scan_input.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -255,18 +256,63 @@ struct scan_program
     }
   }
 
-  // On the ring engine (ring/ring_driver.h). Where the input and output are raw, 16-byte aligned
-  // and take the vector layout, a whole tile is the image of its bytes, loaded and stored by the
-  // copy engine; else (an iterator that computes its elements, a conversion between types of other
-  // sizes) the reduce squad stages each warp's segment through the iterator into element slices,
-  // and the scan squad writes it out the same way. The reduce squad leaves each thread's exclusive
-  // fold for the scan squad.
-  static constexpr bool runs_on_ring           = true;
-  static constexpr bool ring_copies_input      = vector_layout;
-  static constexpr bool ring_stores_by_copy    = vector_layout;
+  // On the ring engine (ring/ring_driver.h). The input reaches the stage as programs/scan_input.h
+  // says: the tile's image by bulk copy (raw arrays), computed or transformed in place by the
+  // reduce squad into a stage of accumulators (then stored as the output's image), or staged
+  // element by element (kept on the classic engine, scan_on_device). The reduce squad leaves each
+  // thread's exclusive fold for the scan squad.
+  static constexpr bool runs_on_ring         = true;
+  static constexpr ring_input ring_input_kind = ring_input_of<InputIt, OutputIt, Accum, items>;
+  static constexpr bool ring_holds_words =
+    ring_input_kind == ring_input::generated || ring_input_kind == ring_input::transformed;
+  static constexpr bool ring_copies_input =
+    ring_input_kind == ring_input::copied || ring_input_kind == ring_input::transformed;
+  static constexpr bool ring_stores_by_copy    = vector_layout || ring_holds_words;
+  // Tiles the reduce squad computes leave by the copy engine: with no loads beside them its stores
+  // measured faster than the threads' (H200, counting_iterator int32 2^28 0.72 -> 0.80 of a memset
+  // of the output); tiles read from memory keep the threads' (a transform_iterator's 0.95 of copy
+  // fell to 0.89 with the copy engine's; bench/NOTES.md v48).
+  static constexpr bool ring_bulk_stores = ring_input_kind == ring_input::generated;
   static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * (vector_layout ? sizeof(input_value) : sizeof(Accum));
 
-  using ring_slice_type = ::cuda::std::conditional_t<vector_layout, vectors, elements>;
+  using accumulator_words = vector_slice<Accum, items>;
+  using ring_slice_type   = ::cuda::std::
+    conditional_t<vector_layout, vectors, ::cuda::std::conditional_t<ring_holds_words, accumulator_words, elements>>;
+
+  // Whether the ring takes this call (host): every input but the staged kind, raw arrays 16-byte
+  // aligned.
+  static bool ring_serves(const params& p)
+  {
+    if constexpr (ring_input_kind == ring_input::copied)
+    {
+      return p.vector_load && p.vector_store;
+    }
+    else if constexpr (ring_input_kind == ring_input::transformed)
+    {
+      return p.vector_store && allows_vector_access(transformed_array<InputIt>::raw_base(p.in));
+    }
+    else
+    {
+      return ring_input_kind == ring_input::generated && p.vector_store;
+    }
+  }
+
+  // The array the copy engine reads (host; null where it reads none).
+  static const void* ring_source(const params& p)
+  {
+    if constexpr (ring_input_kind == ring_input::copied)
+    {
+      return p.in;
+    }
+    else if constexpr (ring_input_kind == ring_input::transformed)
+    {
+      return transformed_array<InputIt>::raw_base(p.in);
+    }
+    else
+    {
+      return nullptr;
+    }
+  }
 
   struct ring_storage
   {
@@ -276,9 +322,9 @@ struct scan_program
 
   __device__ static ring_slice_type ring_slice(void* stage, int rank)
   {
-    if constexpr (vector_layout)
+    if constexpr (vector_layout || ring_holds_words)
     {
-      return ring::warp_slice_in_stage<vectors>(stage, rank);
+      return ring::warp_slice_in_stage<ring_slice_type>(stage, rank);
     }
     else
     {
@@ -303,7 +349,7 @@ struct scan_program
   {
     const std::size_t first = ring::warp_segment_first(tile, tuning::tile_items, rank, segment);
     const auto out          = p.out + static_cast<difference_of<OutputIt>>(first);
-    if constexpr (vector_layout)
+    if constexpr (vector_layout || ring_holds_words)
     {
       ring_slice(stage, rank).write(out);
     }
@@ -317,18 +363,46 @@ struct scan_program
   template <class Tile>
   __device__ static Accum ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
   {
-    const int rank = static_cast<int>(threadIdx.x);
+    const int rank    = static_cast<int>(threadIdx.x);
     const auto staged = ring_slice(stage, rank);
-    if constexpr (!ring_copies_input)
+    if constexpr (!vector_layout)
     {
-      const std::size_t first = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
-      staged.stage_whole(p.in + static_cast<difference_of<InputIt>>(first));
+      stage_in_ring(p, stage, rank, staged, tile.index());
     }
     const Accum thread_total = thread_total_of(p, staged, Accum{});
     const auto before        = block::scan(storage.block, thread_total, p.op, threads, [&] {
       tile.sync_data_warps();
     });
     return storage.exclusive.keep(rank, before);
+  }
+
+  // The reduce squad's part of bringing an input that is not a raw array into the stage (this
+  // thread's elements; each lane's own words, so no warp barrier before it folds them).
+  __device__ static void
+  stage_in_ring(params& p, void* stage, int rank, const ring_slice_type& staged, std::size_t tile)
+  {
+    const std::size_t first = ring::warp_segment_first(tile, tuning::tile_items, rank, segment);
+    const auto in           = p.in + static_cast<difference_of<InputIt>>(first);
+    if constexpr (ring_input_kind == ring_input::generated)
+    {
+      staged.generate([&](int i) -> Accum {
+        return in[static_cast<difference_of<InputIt>>(i)];
+      });
+    }
+    else if constexpr (ring_input_kind == ring_input::transformed)
+    {
+      using array     = transformed_array<InputIt>;
+      using reference = typename array::reference;
+      const auto f    = p.in.functor();
+      ring::warp_slice_in_stage<vector_slice<typename array::base_value, items>>(stage, rank)
+        .template transform<Accum>([&](const typename array::base_value& x) -> Accum {
+          return static_cast<reference>(f(x));
+        });
+    }
+    else
+    {
+      staged.stage_whole(in);
+    }
   }
 
   // Scan squad (rank in [0, threads)): the tile's results over it, in its stage.
@@ -345,9 +419,10 @@ struct scan_program
     write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
   }
 
-  // What a slice holds after the scan: output values (vector layout) or accumulators.
+  // What a slice holds after the scan: output values (16-byte words, written out as they are) or
+  // accumulators (element slices, converted on their way out).
   template <class Slice>
-  using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, vectors>, output_value, Accum>;
+  using output_of = ::cuda::std::conditional_t<::cuda::std::is_same_v<Slice, elements>, Accum, output_value>;
 };
 
 // A scan's parameters from the caller's arguments.
@@ -406,12 +481,14 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
     using program      = typename decltype(shape)::type;
     using ring_program = ring_scan_program_for<Kind, Accum, InputIt, OutputIt, Op, Init>;
     // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
-    // bits as the classic engine's either way. Inputs the copy engine cannot read stay on the
-    // classic engine: staged by the ring's reduce squad they measured 0.84-0.97x of it at 2^26-2^28
-    // (H200 and H100: counting and transform iterators, int8 into int32; bench/NOTES.md v12).
-    if constexpr (ring_program::ring_copies_input)
+    // bits as the classic engine's either way. Inputs staged element by element stay on the
+    // classic engine: on the ring they measured 0.84-0.97x of it at 2^26-2^28 (H200 and H100:
+    // int8 into int32, and counting and transform iterators before they had their own ways into
+    // the stage; bench/NOTES.md v12, v48).
+    if constexpr (ring_program::ring_input_kind != ring_input::staged)
     {
-      if (params.vector_load && params.vector_store && ring::launch_ring<ring_program>(policy, params, n, params.in, params.out))
+      if (ring_program::ring_serves(params)
+          && ring::launch_ring<ring_program>(policy, params, n, ring_program::ring_source(params), params.out))
       {
         return;
       }

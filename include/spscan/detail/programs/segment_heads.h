@@ -1,12 +1,12 @@
-// A by-key scan's segment heads, found before the scan: bit b of word w is set where element
-// 32 w + b starts a segment (the input's first element, or one whose key the predicate does not
-// find equal to the key before it). The ring engine brings a tile's words beside its values
-// instead of its keys, which do not fit its stage beside 8-byte values
+// A by-key scan's segment heads: bit b of a row's word is set where element b of the row of 32
+// starts a segment (the input's first element, or one whose key the predicate does not find equal
+// to the key before it). The by-key program finds a tile's rows as it stages them; for the ring
+// engine, a kernel finds every row's word before the scan, and the ring brings a tile's words
+// beside its values instead of its keys, which do not fit its stage beside 8-byte values
 // (programs/scan_by_key_program.h).
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -22,6 +22,29 @@ namespace spscan::detail
 SPSCAN_HOST_DEVICE constexpr std::size_t segment_head_words(std::size_t n)
 {
   return (n + warp_threads - 1) / warp_threads;
+}
+
+// The head word of a row of 32 elements whose keys the warp's lanes hold, one each. The key before
+// lane l's is lane l - 1's, or `before_row` (the key before the row) for lane 0; `exists`: this
+// lane's element is in the input; `first_of_input`: it is the input's first, a head whatever the
+// keys. The next row's `before_row` is row_last_key of this one.
+template <class Key, class Pred>
+__device__ std::uint32_t
+row_head_word(const Key& current, const Key& before_row, bool exists, bool first_of_input, Pred& pred, int lane)
+{
+  Key before = cub::ShuffleUp<warp_threads>(current, 1, 0, 0xffffffffu);
+  if (lane == 0)
+  {
+    before = before_row;
+  }
+  const bool head = exists && (first_of_input || !pred(before, current));
+  return __ballot_sync(0xffffffffu, head);
+}
+
+template <class Key>
+__device__ Key row_last_key(const Key& current)
+{
+  return cub::ShuffleIndex<warp_threads>(current, warp_threads - 1, 0xffffffffu);
 }
 
 // Each warp takes `rows` words (32 elements each) at a time, every lane reading one key of each
@@ -48,21 +71,18 @@ SPSCAN_KERNEL void find_segment_heads(KeysIt keys, std::size_t n, Pred pred, std
       const std::size_t i = first + static_cast<std::size_t>(r * warp_threads + lane);
       current[r]          = i < n ? Key(keys[static_cast<difference_of<KeysIt>>(i)]) : Key{};
     }
-    Key before_rows{};
+    Key before_row{};
     if (lane == 0 && first > 0)
     {
-      before_rows = keys[static_cast<difference_of<KeysIt>>(first - 1)];
+      before_row = keys[static_cast<difference_of<KeysIt>>(first - 1)];
     }
     std::uint32_t mine = 0;
 #pragma unroll
     for (int r = 0; r < rows; ++r)
     {
-      const std::size_t i  = first + static_cast<std::size_t>(r * warp_threads + lane);
-      Key before           = cub::ShuffleUp<warp_threads>(current[r], 1, 0, 0xffffffffu);
-      const Key before_row = r == 0 ? before_rows : cub::ShuffleIndex<warp_threads>(current[r - 1], warp_threads - 1, 0xffffffffu);
-      before               = lane == 0 ? before_row : before;
-      const bool head      = i < n && (i == 0 || !pred(before, current[r]));
-      const std::uint32_t word = __ballot_sync(0xffffffffu, head);
+      const std::size_t i      = first + static_cast<std::size_t>(r * warp_threads + lane);
+      const std::uint32_t word = row_head_word(current[r], before_row, i < n, i == 0, pred, lane);
+      before_row               = row_last_key(current[r]);
       mine                     = lane == r ? word : mine;
     }
     if (lane < rows && first_word + static_cast<std::size_t>(lane) < word_count)

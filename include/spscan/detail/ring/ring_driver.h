@@ -27,7 +27,8 @@
 //
 // An input that the copy engine cannot read (an iterator that computes its elements) is staged by
 // the reduce squad itself, from the program's input, before it reduces the tile: the producer
-// then only hands out tile ids. Results that do not leave as the stage's image (a selection's,
+// then only hands out tile ids. (One it can read may also need the reduce squad's pass before the
+// fold: a transformed input, programs/scan_input.h.) Results that do not leave as the stage's image (a selection's,
 // whose places depend on the prefix) are stored by the scan squad's threads.
 //
 // A probe may trace each tile through the ring (a tuning's trace hook, engine/tuning.h; the library
@@ -46,6 +47,8 @@
 //   ring_copies_input                 whether the producer brings a tile into its stage by bulk
 //                                     copy (ring_load); else ring_reduce stages it
 //   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)
+//   ring_bulk_stores                  (optional) whether the copy engine stores them by default
+//                                     rather than the scan squad's threads (ring_launch.h)
 //   ring_storage                      what the reduce squad leaves the scan squad, per stage
 //   ring_load(tensors, stage, tile, barrier&) / ring_store(tensors, stage, tile)   (one thread)
 //   ring_write(params&, stage, rank, tile)   a scan squad thread's part of storing the tile itself

@@ -87,12 +87,24 @@ ring_device current_ring_device()
   return {stages, multiprocessors};
 }
 
+// Whether the copy engine stores `Program`'s tiles by default (a program's `ring_bulk_stores`;
+// else the scan squad's threads do).
+template <class Program, class = void>
+struct ring_bulk_stores_of : ::cuda::std::false_type
+{};
+template <class Program>
+struct ring_bulk_stores_of<Program, ::cuda::std::void_t<decltype(Program::ring_bulk_stores)>>
+    : ::cuda::std::bool_constant<Program::ring_bulk_stores>
+{};
+
 // The options a launch of `Program` takes on `device`. Measured on an H200 (bench/NOTES.md, v11):
 // the deepest ring; the threads' stores beat the copy engine's at 3 stages (int64 2^28 0.91
-// against 0.76 of copy) and matched or beat them at 6 from 2^24 up (int32 2^28 0.94 against 0.93).
-inline ring_options default_ring_options(const ring_device& device)
+// against 0.76 of copy) and matched or beat them at 6 from 2^24 up (int32 2^28 0.94 against 0.93),
+// unless the program asks for the copy engine's.
+template <class Program>
+ring_options default_ring_options(const ring_device& device)
 {
-  return {device.stages, true, 0};
+  return {device.stages, !ring_bulk_stores_of<Program>::value, 0};
 }
 
 // Inputs below this many bytes, or of fewer tiles than the device has SMs, run on the classic
@@ -176,7 +188,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
   {
     return false;
   }
-  const ring_options options_wanted = forced != nullptr ? *forced : default_ring_options(device);
+  const ring_options options_wanted = forced != nullptr ? *forced : default_ring_options<Program>(device);
   const int deepest = device.stages;
   if (deepest == 0 || options_wanted.stages < min_stages || options_wanted.stages > deepest)
   {

@@ -1,0 +1,121 @@
+// How a scan's input reaches a stage of the ring engine (programs/scan_program.h), by the kind of
+// its iterator:
+//  - a raw array whose elements are the output's size: the tile's image, by bulk copy (the vector
+//    layout, engine/tile_io.h);
+//  - an iterator that reads no memory (counting_iterator, constant_iterator): the reduce squad
+//    computes each element into the stage, a 16-byte word of a lane's own elements at a time, in
+//    the accumulator type. (A transform_iterator over one is not taken: its functor may gather
+//    from memory, which that order would read a lane's row apart, uncoalesced);
+//  - a transform_iterator over a raw array whose elements are the accumulator's size: the array's
+//    image by bulk copy, then the reduce squad replaces each element by the functor's value in
+//    place, once;
+//  - anything else: element by element through the iterator, on the classic engine (staged by
+//    the ring's reduce squad that way it measured slower, bench/NOTES.md v12).
+// In the second and third cases the stage holds accumulators, so the accumulator and the output
+// must have one size. Every element is the value the classic engine stages for it (the iterator's
+// reference, converted to the accumulator), so results keep their bits.
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/tile_io.h>
+#include <spscan/detail/thrust_bridge.h>
+
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/iterator_traits.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda/std/type_traits>
+
+namespace spscan::detail
+{
+
+// Whether dereferencing an Iterator reads no memory: its elements are computed from their place.
+template <class Iterator>
+struct reads_no_memory : ::cuda::std::false_type
+{};
+template <class... Parameters>
+struct reads_no_memory<thrust::counting_iterator<Parameters...>> : ::cuda::std::true_type
+{};
+template <class... Parameters>
+struct reads_no_memory<thrust::constant_iterator<Parameters...>> : ::cuda::std::true_type
+{};
+
+// A transform_iterator over a contiguous range: its raw base, and the element it gives for a base
+// element, as its own dereference does (the functor's result as the iterator's reference).
+template <class Iterator>
+struct transformed_array
+{
+  static constexpr bool value = false;
+};
+template <class Function, class Base, class... Parameters>
+struct transformed_array<thrust::transform_iterator<Function, Base, Parameters...>>
+{
+  using iterator   = thrust::transform_iterator<Function, Base, Parameters...>;
+  using base       = unwrapped_iterator<Base>;
+  using base_value = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<base>>;
+  using reference  = typename thrust::iterator_traits<iterator>::reference;
+
+  // A reference type would be a reference to the functor's temporary.
+  static constexpr bool value = ::cuda::std::is_pointer_v<base> && !::cuda::std::is_reference_v<reference>;
+
+  static base raw_base(const iterator& it)
+  {
+    return thrust::try_unwrap_contiguous_iterator(it.base());
+  }
+};
+
+// Whether a stage of accumulators, written out as the output's bytes, fits a warp segment of
+// Items accumulators per lane: a raw output of the accumulator's size, whole 16-byte words.
+template <class Accum, class OutputIt, int Items>
+constexpr bool accumulator_words_fit = [] {
+  using out = ::cuda::std::remove_pointer_t<OutputIt>;
+  if constexpr (::cuda::std::is_pointer_v<OutputIt> && !::cuda::std::is_void_v<out>)
+  {
+    return !::cuda::std::is_const_v<out> && sizeof(Accum) == sizeof(out) && 16 % sizeof(Accum) == 0
+        && vector_shape<Accum, Items>::fits && ::cuda::std::is_trivially_copyable_v<Accum>
+        && ::cuda::std::is_default_constructible_v<Accum>;
+  }
+  else
+  {
+    return false;
+  }
+}();
+
+enum class ring_input
+{
+  copied, // bulk copy of the input's image
+  generated, // computed by the reduce squad
+  transformed, // bulk copy of the base's image, then the functor, in place
+  staged, // element by element through the iterator (the ring does not take it)
+};
+
+template <class InputIt, class OutputIt, class Accum, int Items>
+constexpr ring_input ring_input_of = [] {
+  if constexpr (vector_layout_fits<InputIt, OutputIt, Items>)
+  {
+    return ring_input::copied;
+  }
+  else if constexpr (!accumulator_words_fit<Accum, OutputIt, Items>)
+  {
+    return ring_input::staged;
+  }
+  else if constexpr (reads_no_memory<InputIt>::value)
+  {
+    return ring_input::generated;
+  }
+  else if constexpr (transformed_array<InputIt>::value)
+  {
+    using base_value = typename transformed_array<InputIt>::base_value;
+    return sizeof(base_value) == sizeof(Accum) && ::cuda::std::is_trivially_copyable_v<base_value>
+               && ::cuda::std::is_default_constructible_v<base_value>
+             ? ring_input::transformed
+             : ring_input::staged;
+  }
+  else
+  {
+    return ring_input::staged;
+  }
+}();
+
+} // namespace spscan::detail
