@@ -5,8 +5,8 @@
 //  - inclusive sums of inputs that are not raw arrays of the output's type
 //    (programs/scan_input.h): a counting_iterator, computed by the reduce squad (roofline: a
 //    memset of the output), a transform_iterator over a device array, copied and transformed in
-//    the stage (a copy), int8 input into int32 results, staged element by element (a copy of the
-//    5 bytes per element moved, halved).
+//    the stage (a copy), int8 input into int32 results, copied and widened in the stage (a copy
+//    of the 5 bytes per element moved, halved).
 // Every ring output is compared with the classic engine's (selection: count and elements).
 //
 //   ring_programs_probe [--only select|staged] [--min 20] [--max 28] [--quick] [--bulk-stores | --thread-stores] [--stages N]

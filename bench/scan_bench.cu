@@ -23,7 +23,8 @@
 //
 // Extra measurements: call times at 2^16 int32 for the synchronizing and the nosync policies
 // (host clock), and at 2^28 int32 scans of a counting_iterator (against cudaMemsetAsync of the
-// output) and of a transform_iterator (against copy).
+// output) and of a transform_iterator (against copy), and an exclusive scan of uint8 into int32
+// (against a copy of 5/2 bytes an element).
 //
 // CSV (--csv): one row per type and size with type, log2n, n, bytes (= n * sizeof(T), one
 // array), the five times in ms (spscan_ms = plain par_nosync, spscan_alloc_ms = caching
@@ -315,10 +316,13 @@ struct iterator_result
   int log2n = 0;
   double counting_ms = 0, memset_ms = 0, cub_counting_ms = 0;
   double transform_ms = 0, copy_ms = 0, cub_transform_ms = 0;
-  bool counting_ok = false, transform_ok = false;
+  double flags_ms = 0, flags_copy_ms = 0, cub_flags_ms = 0;
+  bool counting_ok = false, transform_ok = false, flags_ok = false;
 };
 
-// Scans of iterators that read nothing (counting) or compute on the fly (transform).
+// Scans of iterators that read nothing (counting) or compute on the fly (transform), and an
+// exclusive scan of byte flags into int32 offsets (input narrower than the accumulator; roofline
+// a copy of 5/2 bytes an element, the bytes it moves each way).
 bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& result)
 {
   int log2n = std::min(28, max_log2);
@@ -345,7 +349,13 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
   std::size_t counting_temp_bytes = 0, transform_temp_bytes = 0;
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, counting_temp_bytes, counting, out, count, bench_stream));
   CHECK_CUDA(cub::DeviceScan::InclusiveSum(nullptr, transform_temp_bytes, transformed, out, count, bench_stream));
-  device_array<unsigned char> cub_temp(std::max(counting_temp_bytes, transform_temp_bytes));
+  device_array<std::uint8_t> flag_input(n);
+  const std::uint8_t* flags = flag_input.get();
+  fill_random<<<grid_for(n, ctx.sm_count), 256, 0, bench_stream>>>(flag_input.get(), n, 29);
+  CHECK_CUDA(cudaGetLastError());
+  std::size_t flags_temp_bytes = 0;
+  CHECK_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, flags_temp_bytes, flags, out, thrust::plus<int>{}, 0, count, bench_stream));
+  device_array<unsigned char> cub_temp(std::max({counting_temp_bytes, transform_temp_bytes, flags_temp_bytes}));
 
   // Checks first: the counting scan against its closed form, the transform scan against CUB's.
   CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
@@ -376,6 +386,19 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
                 log2n, check.differing, check.first_differing);
   }
 
+  CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
+  CHECK_CUDA(cudaMemsetAsync(reference.get(), 0x5A, bytes, bench_stream));
+  spscan::exclusive_scan(alloc_policy, flags, flags + count, out, 0);
+  CHECK_CUDA(cub::DeviceScan::ExclusiveScan(
+    cub_temp.get(), flags_temp_bytes, flags, reference.get(), thrust::plus<int>{}, 0, count, bench_stream));
+  const check_outcome flags_check = compare_on_device(out, reference.get(), n, ctx.sm_count);
+  result.flags_ok                 = flags_check.passed;
+  if (!flags_check.passed)
+  {
+    std::printf("MISMATCH uint8 into int32 2^%d: %llu elements differ from CUB, first at %llu\n",
+                log2n, flags_check.differing, flags_check.first_differing);
+  }
+
   result.counting_ms = ctx.timer.median_ms(
     [&] { spscan::inclusive_scan(alloc_policy, counting, counting + count, out); }, warm, reps);
   result.memset_ms =
@@ -397,7 +420,18 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
     },
     warm,
     reps);
-  return result.counting_ok && result.transform_ok;
+  result.flags_ms = ctx.timer.median_ms(
+    [&] { spscan::exclusive_scan(alloc_policy, flags, flags + count, out, 0); }, warm, reps);
+  result.flags_copy_ms = ctx.timer.median_ms(
+    [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * 5 / 2, cudaMemcpyDeviceToDevice, bench_stream)); }, warm, reps);
+  result.cub_flags_ms = ctx.timer.median_ms(
+    [&] {
+      CHECK_CUDA(cub::DeviceScan::ExclusiveScan(
+        cub_temp.get(), flags_temp_bytes, flags, out, thrust::plus<int>{}, 0, count, bench_stream));
+    },
+    warm,
+    reps);
+  return result.counting_ok && result.transform_ok && result.flags_ok;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -658,6 +692,10 @@ void print_summary(const std::vector<row>& rows,
                 "(cub %8.4f ms, %.3f)  %s\n",
                 it.transform_ms, it.copy_ms, it.copy_ms / it.transform_ms, it.cub_transform_ms,
                 it.copy_ms / it.cub_transform_ms, it.transform_ok ? "exact" : "MISMATCH");
+    std::printf("  spscan of uint8 into int32      %8.4f ms   copy   %8.4f ms   copy/spscan   %.3f   "
+                "(cub %8.4f ms, %.3f)  %s   (exclusive, init 0; copy of 5/2 bytes an element)\n",
+                it.flags_ms, it.flags_copy_ms, it.flags_copy_ms / it.flags_ms, it.cub_flags_ms,
+                it.flags_copy_ms / it.cub_flags_ms, it.flags_ok ? "exact" : "MISMATCH");
   }
 }
 

@@ -457,7 +457,7 @@ TEST(RingStagedScan, exclusive_scan_of_a_float_transform_iterator_transformed_in
   }
 }
 
-TEST(RingStagedScan, int8_input_into_int32_staged_by_elements_sums_the_sequential_fold)
+TEST(RingStagedScan, int8_input_into_int32_converted_in_the_stage_sums_the_sequential_fold)
 {
   using program = staged_scan_program<sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t*, thrust::plus<std::int32_t>>;
   SKIP_WITHOUT_RING(program);
@@ -468,7 +468,7 @@ TEST(RingStagedScan, int8_input_into_int32_staged_by_elements_sums_the_sequentia
     const std::vector<std::int8_t> host_in = spscan_test::random_values<std::int8_t>(n, seed);
     const thrust::device_vector<std::int8_t> in(host_in.begin(), host_in.end());
     const std::vector<std::int32_t> classic =
-      expect_staged_ring_matches_classic<sd::ring_input::staged, sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t>(
+      expect_staged_ring_matches_classic<sd::ring_input::converted, sd::scan_kind::inclusive, std::int32_t, const std::int8_t*, std::int32_t>(
         thrust::raw_pointer_cast(in.data()), n, thrust::plus<std::int32_t>{}, 0);
     std::vector<std::int32_t> expected(n);
     std::int32_t running = 0;
@@ -501,6 +501,68 @@ TEST(RingStagedScan, exclusive_scan_of_a_uint32_counting_iterator_computed_in_th
       running += start + static_cast<std::uint32_t>(i);
     }
     expect_bitwise_equal(expected, classic, "the sequential fold");
+  }
+}
+
+TEST(RingStagedScan, uint8_input_into_float_converted_in_the_stage_keeps_the_classic_bits)
+{
+  using program = staged_scan_program<sd::scan_kind::exclusive, float, const std::uint8_t*, float*, thrust::plus<float>>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<std::uint8_t> host_in = spscan_test::random_values<std::uint8_t>(n, seed);
+    const thrust::device_vector<std::uint8_t> in(host_in.begin(), host_in.end());
+    // 0.1f as the start: the sums round (the bits are the classic engine's, checked there).
+    const std::vector<float> classic =
+      expect_staged_ring_matches_classic<sd::ring_input::converted, sd::scan_kind::exclusive, float, const std::uint8_t*, float>(
+        thrust::raw_pointer_cast(in.data()), n, thrust::plus<float>{}, 0.1f);
+    double running = static_cast<double>(0.1f), worst = 0, magnitude = 1;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      worst     = std::max(worst, std::abs(static_cast<double>(classic[i]) - running));
+      magnitude = std::max(magnitude, std::abs(running));
+      running += host_in[i];
+    }
+    EXPECT_LE(worst, 1e-4 * magnitude) << "the float scan strays from the float64 one";
+  }
+}
+
+// The public entry points at the ring's sizes: an exclusive scan of byte flags into int32 offsets
+// (the accumulator is the init's type) gives the sequential fold, from an aligned input (the ring
+// converts it in the stage) and from one a byte off (the classic engine).
+TEST(RingStagedScan, public_exclusive_scan_of_byte_flags_into_int32_offsets_sums_the_sequential_fold)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{5} << 20) + 3;
+  if (n + 1 > spscan_test::max_test_elements())
+  {
+    GTEST_SKIP() << "inputs of " << n << " elements exceed this run's limit";
+  }
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<std::uint8_t> host_flags = spscan_test::random_values<std::uint8_t>(n + 1, seed);
+  for (auto& flag : host_flags)
+  {
+    flag = flag & 1u;
+  }
+  const thrust::device_vector<std::uint8_t> flags(host_flags.begin(), host_flags.end());
+  thrust::device_vector<std::int32_t> offsets(n);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{1}})
+  {
+    SCOPED_TRACE(::testing::Message() << "input offset " << offset << " bytes");
+    poison(offsets);
+    spscan::exclusive_scan(thrust::device, flags.begin() + offset, flags.begin() + offset + n, offsets.begin(), 0);
+    const std::vector<std::int32_t> got = to_host(offsets);
+    std::int32_t running = 0;
+    std::size_t wrong    = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      wrong += got[i] != running;
+      running += host_flags[i + offset];
+    }
+    EXPECT_EQ(0u, wrong);
   }
 }
 

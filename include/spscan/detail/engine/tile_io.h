@@ -224,6 +224,35 @@ public:
     }
   }
 
+  // Stages this lane's elements from the same lane's elements of `narrow` (the segment's image in
+  // a type narrower than T), each converted by `convert`.
+  template <class Narrow, class F>
+  __device__ void widen(const vector_slice<Narrow, Items>& narrow, F&& convert) const
+  {
+    using narrow_slice             = vector_slice<Narrow, Items>;
+    constexpr int words_per_narrow = words_per_lane / narrow_slice::words_per_lane;
+    static_assert(words_per_narrow * narrow_slice::words_per_lane == words_per_lane);
+#pragma unroll
+    for (int n = 0; n < narrow_slice::words_per_lane; ++n)
+    {
+      Narrow narrow_elements[narrow_slice::per_word];
+      narrow.word_elements(lane_ * narrow_slice::words_per_lane + n, narrow_elements);
+#pragma unroll
+      for (int w = 0; w < words_per_narrow; ++w)
+      {
+        T elements[per_word];
+#pragma unroll
+        for (int k = 0; k < per_word; ++k)
+        {
+          elements[k] = convert(narrow_elements[w * per_word + k]);
+        }
+        uint4 word;
+        memcpy(&word, elements, 16);
+        words_[slot(lane_ * words_per_lane + n * words_per_narrow + w)] = word;
+      }
+    }
+  }
+
   // Element i of the segment (staged).
   __device__ T at(int i) const
   {

@@ -9,6 +9,9 @@
 //  - a transform_iterator over a raw array whose elements are the accumulator's size: the array's
 //    image by bulk copy, then the reduce squad replaces each element by the functor's value in
 //    place, once;
+//  - a raw array of elements narrower than the accumulator (int8 flags scanned into int32
+//    offsets): its image by bulk copy beside the stage's accumulators, into which the reduce
+//    squad converts it;
 //  - anything else: element by element through the iterator, on the classic engine (staged by
 //    the ring's reduce squad that way it measured slower, bench/NOTES.md v12).
 // In the second and third cases the stage holds accumulators, so the accumulator and the output
@@ -87,6 +90,7 @@ enum class ring_input
   copied, // bulk copy of the input's image
   generated, // computed by the reduce squad
   transformed, // bulk copy of the base's image, then the functor, in place
+  converted, // bulk copy of a narrower input's image, converted beside it
   staged, // element by element through the iterator (the ring does not take it)
 };
 
@@ -104,6 +108,21 @@ constexpr ring_input ring_input_of = [] {
   {
     return ring_input::generated;
   }
+  else if constexpr (::cuda::std::is_pointer_v<InputIt>)
+  {
+    using value = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<InputIt>>;
+    if constexpr (::cuda::std::is_void_v<value>)
+    {
+      return ring_input::staged;
+    }
+    else
+    {
+      return sizeof(value) < sizeof(Accum) && vector_shape<value, Items>::fits && 16 % sizeof(value) == 0
+                 && ::cuda::std::is_trivially_copyable_v<value> && ::cuda::std::is_default_constructible_v<value>
+               ? ring_input::converted
+               : ring_input::staged;
+    }
+  }
   else if constexpr (transformed_array<InputIt>::value)
   {
     using base_value = typename transformed_array<InputIt>::base_value;
@@ -117,5 +136,23 @@ constexpr ring_input ring_input_of = [] {
     return ring_input::staged;
   }
 }();
+
+// The element type of the input's image in a stage, for the inputs brought by bulk copy and then
+// transformed or converted there (else `Fallback`).
+template <class InputIt, class Fallback, ring_input Kind>
+struct ring_image_value
+{
+  using type = Fallback;
+};
+template <class InputIt, class Fallback>
+struct ring_image_value<InputIt, Fallback, ring_input::transformed>
+{
+  using type = typename transformed_array<InputIt>::base_value;
+};
+template <class InputIt, class Fallback>
+struct ring_image_value<InputIt, Fallback, ring_input::converted>
+{
+  using type = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<InputIt>>;
+};
 
 } // namespace spscan::detail

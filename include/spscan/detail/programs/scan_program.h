@@ -257,23 +257,34 @@ struct scan_program
   }
 
   // On the ring engine (ring/ring_driver.h). The input reaches the stage as programs/scan_input.h
-  // says: the tile's image by bulk copy (raw arrays), computed or transformed in place by the
-  // reduce squad into a stage of accumulators (then stored as the output's image), or staged
-  // element by element (kept on the classic engine, scan_on_device). The reduce squad leaves each
-  // thread's exclusive fold for the scan squad.
+  // says: the tile's image by bulk copy (raw arrays of the output's type); computed, transformed
+  // in place or converted by the reduce squad into a stage of accumulators (then stored as the
+  // output's image); or staged element by element (kept on the classic engine, scan_on_device).
+  // The reduce squad leaves each thread's exclusive fold for the scan squad.
   static constexpr bool runs_on_ring         = true;
   static constexpr ring_input ring_input_kind = ring_input_of<InputIt, OutputIt, Accum, items>;
-  static constexpr bool ring_holds_words =
-    ring_input_kind == ring_input::generated || ring_input_kind == ring_input::transformed;
-  static constexpr bool ring_copies_input =
-    ring_input_kind == ring_input::copied || ring_input_kind == ring_input::transformed;
+  static constexpr bool ring_holds_words      = ring_input_kind == ring_input::generated
+                                        || ring_input_kind == ring_input::transformed
+                                        || ring_input_kind == ring_input::converted;
+  static constexpr bool ring_copies_input = ring_input_kind == ring_input::copied
+                                         || ring_input_kind == ring_input::transformed
+                                         || ring_input_kind == ring_input::converted;
   static constexpr bool ring_stores_by_copy    = vector_layout || ring_holds_words;
   // Tiles the reduce squad computes leave by the copy engine: with no loads beside them its stores
   // measured faster than the threads' (H200, counting_iterator int32 2^28 0.72 -> 0.80 of a memset
   // of the output); tiles read from memory keep the threads' (a transform_iterator's 0.95 of copy
   // fell to 0.89 with the copy engine's; bench/NOTES.md v48).
   static constexpr bool ring_bulk_stores = ring_input_kind == ring_input::generated;
-  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * (vector_layout ? sizeof(input_value) : sizeof(Accum));
+  // The input's image (transformed in place, or converted into the accumulators before it) and the
+  // output's (the accumulators, or the input's image for a raw array).
+  using image_value = typename ring_image_value<InputIt, Accum, ring_input_kind>::type;
+  static constexpr std::size_t ring_output_tile_bytes =
+    std::size_t{tuning::tile_items} * (vector_layout ? sizeof(input_value) : sizeof(Accum));
+  static constexpr std::size_t ring_input_tile_bytes =
+    vector_layout ? ring_output_tile_bytes : std::size_t{tuning::tile_items} * sizeof(image_value);
+  static constexpr std::size_t ring_image_offset = ring_input_kind == ring_input::converted ? ring_output_tile_bytes : 0;
+  static constexpr std::size_t ring_tile_bytes =
+    ring_output_tile_bytes + (ring_input_kind == ring_input::converted ? ring_input_tile_bytes : 0);
 
   using accumulator_words = vector_slice<Accum, items>;
   using ring_slice_type   = ::cuda::std::
@@ -291,6 +302,10 @@ struct scan_program
     {
       return p.vector_store && allows_vector_access(transformed_array<InputIt>::raw_base(p.in));
     }
+    else if constexpr (ring_input_kind == ring_input::converted)
+    {
+      return p.vector_load && p.vector_store;
+    }
     else
     {
       return ring_input_kind == ring_input::generated && p.vector_store;
@@ -300,7 +315,7 @@ struct scan_program
   // The array the copy engine reads (host; null where it reads none).
   static const void* ring_source(const params& p)
   {
-    if constexpr (ring_input_kind == ring_input::copied)
+    if constexpr (ring_input_kind == ring_input::copied || ring_input_kind == ring_input::converted)
     {
       return p.in;
     }
@@ -335,13 +350,13 @@ struct scan_program
   template <class Tensors, class Barrier>
   __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
   {
-    ring::load_tile_image<ring_tile_bytes>(tensors.in, stage, tile, loaded);
+    ring::load_tile_image<ring_input_tile_bytes>(tensors.in, static_cast<unsigned char*>(stage) + ring_image_offset, tile, loaded);
   }
 
   template <class Tensors>
   __device__ static void ring_store(const Tensors& tensors, const void* stage, std::size_t tile)
   {
-    ring::store_tile_image<ring_tile_bytes>(tensors.out, stage, tile);
+    ring::store_tile_image<ring_output_tile_bytes>(tensors.out, stage, tile);
   }
 
   // A scan squad thread's part of storing the tile from its stage: its warp's segment.
@@ -376,32 +391,39 @@ struct scan_program
     return storage.exclusive.keep(rank, before);
   }
 
-  // The reduce squad's part of bringing an input that is not a raw array into the stage (this
-  // thread's elements; each lane's own words, so no warp barrier before it folds them).
+  // The reduce squad's part of bringing an input that is not the output's image into the stage:
+  // this thread's elements (a computed, transformed or converted input: each lane's own words, so
+  // no warp barrier before it folds them), or its warp's segment element by element.
   __device__ static void
   stage_in_ring(params& p, void* stage, int rank, const ring_slice_type& staged, std::size_t tile)
   {
-    const std::size_t first = ring::warp_segment_first(tile, tuning::tile_items, rank, segment);
-    const auto in           = p.in + static_cast<difference_of<InputIt>>(first);
     if constexpr (ring_input_kind == ring_input::generated)
     {
+      const auto in = p.in + static_cast<difference_of<InputIt>>(ring::warp_segment_first(tile, tuning::tile_items, rank, segment));
       staged.generate([&](int i) -> Accum {
         return in[static_cast<difference_of<InputIt>>(i)];
       });
     }
     else if constexpr (ring_input_kind == ring_input::transformed)
     {
-      using array     = transformed_array<InputIt>;
-      using reference = typename array::reference;
+      using reference = typename transformed_array<InputIt>::reference;
       const auto f    = p.in.functor();
-      ring::warp_slice_in_stage<vector_slice<typename array::base_value, items>>(stage, rank)
-        .template transform<Accum>([&](const typename array::base_value& x) -> Accum {
+      ring::warp_slice_in_stage<vector_slice<image_value, items>>(stage, rank)
+        .template transform<Accum>([&](const image_value& x) -> Accum {
           return static_cast<reference>(f(x));
         });
     }
+    else if constexpr (ring_input_kind == ring_input::converted)
+    {
+      staged.widen(ring::warp_slice_in_stage<vector_slice<image_value, items>>(
+                     static_cast<unsigned char*>(stage) + ring_image_offset, rank),
+                   [](const image_value& x) -> Accum {
+                     return x;
+                   });
+    }
     else
     {
-      staged.stage_whole(in);
+      staged.stage_whole(p.in + static_cast<difference_of<InputIt>>(ring::warp_segment_first(tile, tuning::tile_items, rank, segment)));
     }
   }
 
@@ -483,8 +505,8 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
     // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
     // bits as the classic engine's either way. Inputs staged element by element stay on the
     // classic engine: on the ring they measured 0.84-0.97x of it at 2^26-2^28 (H200 and H100:
-    // int8 into int32, and counting and transform iterators before they had their own ways into
-    // the stage; bench/NOTES.md v12, v48).
+    // int8 into int32, counting and transform iterators, before each had its own way into the
+    // stage; bench/NOTES.md v12, v48, v49).
     if constexpr (ring_program::ring_input_kind != ring_input::staged)
     {
       if (ring_program::ring_serves(params)

@@ -38,7 +38,9 @@
 // the scan squad starts on it, trace_stored when the scan squad's first thread is done with it.
 //
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
-//   ring_tile_bytes                   the input's bytes in a whole tile
+//   ring_tile_bytes                   the input's bytes in a whole tile (its stage's)
+//   ring_input_tile_bytes, ring_output_tile_bytes   (optional) where the stage holds more than the
+//                                     tile's image: the input's and the output's images' bytes
 //   ring_key_tile_bytes, ring_keys(params)   (optional) the part of them that is keys (or their
 //                                     segment heads), brought beside the elements from a second
 //                                     array (ring_launch.h)
@@ -83,6 +85,50 @@ struct ring_prefix_warps_of<Program, ::cuda::std::void_t<decltype(Program::ring_
 {
   static constexpr int value = Program::ring_prefix_warps;
 };
+
+// The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
+// (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
+// else 0.
+template <class Program, class = void>
+struct ring_key_tile_bytes_of
+{
+  static constexpr std::size_t value = 0;
+};
+template <class Program>
+struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_key_tile_bytes)>>
+{
+  static constexpr std::size_t value = Program::ring_key_tile_bytes;
+};
+
+// The bytes of a whole tile's input image, brought from the input by bulk copy, and of its
+// output image: a program's `ring_input_tile_bytes` and `ring_output_tile_bytes`, where its stage
+// holds more than one image of the tile (an input converted to wider accumulators beside them,
+// programs/scan_input.h); else its ring_tile_bytes less the keys' (the stage is the tile's image,
+// read and written in place).
+template <class Program, class = void>
+struct ring_input_tile_bytes_of
+{
+  static constexpr std::size_t value = Program::ring_tile_bytes - ring_key_tile_bytes_of<Program>::value;
+};
+template <class Program>
+struct ring_input_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_input_tile_bytes)>>
+{
+  static constexpr std::size_t value = Program::ring_input_tile_bytes;
+};
+template <class Program, class = void>
+struct ring_output_tile_bytes_of
+{
+  static constexpr std::size_t value = Program::ring_tile_bytes - ring_key_tile_bytes_of<Program>::value;
+};
+template <class Program>
+struct ring_output_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_output_tile_bytes)>>
+{
+  static constexpr std::size_t value = Program::ring_output_tile_bytes;
+};
+
+// What one tile's bulk copies bring into its stage: the input's image and the keys.
+template <class Program>
+constexpr std::size_t ring_loaded_bytes = ring_input_tile_bytes_of<Program>::value + ring_key_tile_bytes_of<Program>::value;
 
 template <class Program>
 struct ring_layout
@@ -341,7 +387,7 @@ private:
         }
         if (copying)
         {
-          c.loaded.arrive_expecting(static_cast<std::uint32_t>(Program::ring_tile_bytes));
+          c.loaded.arrive_expecting(static_cast<std::uint32_t>(ring_loaded_bytes<Program>));
           Program::ring_load(tensors_, stage(at.stage), tile, c.loaded);
         }
         else

@@ -126,20 +126,6 @@ struct ring_min_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_min
   static constexpr std::size_t value = Program::ring_min_input_bytes;
 };
 
-// The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
-// (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
-// else 0.
-template <class Program, class = void>
-struct ring_key_tile_bytes_of
-{
-  static constexpr std::size_t value = 0;
-};
-template <class Program>
-struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_key_tile_bytes)>>
-{
-  static constexpr std::size_t value = Program::ring_key_tile_bytes;
-};
-
 // Whether a program prepares its ring launches (a program's `ring_prepares`): then
 // `Program::ring_prepare(policy, params, launch)` does what the launch needs first (a by-key scan
 // finds its segment heads) and calls launch(params as the kernel takes them) while what it made
@@ -176,9 +162,9 @@ bool launch_ring(cuda_policy<Derived>& policy,
     return false;
   }
   // `in` and `out` hold the tile's elements; keys, where the program has them, lie beside them.
-  constexpr std::size_t key_tile_bytes   = ring_key_tile_bytes_of<Program>::value;
-  constexpr std::size_t value_tile_bytes = Program::ring_tile_bytes - key_tile_bytes;
-  constexpr std::size_t element_bytes    = value_tile_bytes / tile_items;
+  constexpr std::size_t key_tile_bytes    = ring_key_tile_bytes_of<Program>::value;
+  constexpr std::size_t input_tile_bytes  = ring_input_tile_bytes_of<Program>::value;
+  constexpr std::size_t output_tile_bytes = ring_output_tile_bytes_of<Program>::value;
   if (forced == nullptr && n * (Program::ring_tile_bytes / tile_items) < ring_min_bytes_of<Program>::value)
   {
     return false;
@@ -196,11 +182,11 @@ bool launch_ring(cuda_policy<Derived>& policy,
   }
   ring_options options = options_wanted;
   options.stores_by_threads = options.stores_by_threads || !Program::ring_stores_by_copy;
-  constexpr int box_rows  = box_rows_for(value_tile_bytes);
-  const std::size_t bytes = n * element_bytes;
   tile_tensors tensors{};
-  if ((Program::ring_copies_input && !encode_rows(tensors.in, in, bytes, box_rows))
-      || (Program::ring_stores_by_copy && !encode_rows(tensors.out, out, bytes, box_rows)))
+  if ((Program::ring_copies_input
+       && !encode_rows(tensors.in, in, n * (input_tile_bytes / tile_items), box_rows_for(input_tile_bytes)))
+      || (Program::ring_stores_by_copy
+          && !encode_rows(tensors.out, out, n * (output_tile_bytes / tile_items), box_rows_for(output_tile_bytes))))
   {
     return false;
   }
