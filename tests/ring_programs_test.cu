@@ -566,6 +566,22 @@ TEST(RingStagedScan, public_exclusive_scan_of_byte_flags_into_int32_offsets_sums
   }
 }
 
+// An output the stage cannot hold as plain words (here one without a default constructor) keeps a
+// computed input element by element; such calls still compile and run on the classic engine.
+struct made_only_from_an_int
+{
+  int value;
+  __host__ __device__ made_only_from_an_int(int v)
+      : value(v)
+  {}
+};
+static_assert(staged_scan_program<sd::scan_kind::inclusive,
+                                  int,
+                                  thrust::counting_iterator<int>,
+                                  made_only_from_an_int*,
+                                  thrust::plus<int>>::ring_input_kind
+              == sd::ring_input::staged);
+
 // A transform_iterator over a counting_iterator stays element by element: its functor may gather.
 static_assert(staged_scan_program<sd::scan_kind::inclusive,
                                   int,

@@ -14,8 +14,9 @@
 //    squad converts it;
 //  - anything else: element by element through the iterator, on the classic engine (staged by
 //    the ring's reduce squad that way it measured slower, bench/NOTES.md v12).
-// In the second and third cases the stage holds accumulators, so the accumulator and the output
-// must have one size. Every element is the value the classic engine stages for it (the iterator's
+// In the second to fourth cases the stage holds accumulators, written out as the output's bytes,
+// so the accumulator and the output must have one size (and both be plain values: trivially
+// copied, default constructed). Every element is the value the classic engine stages for it (the iterator's
 // reference, converted to the accumulator), so results keep their bits.
 #pragma once
 
@@ -77,7 +78,8 @@ constexpr bool accumulator_words_fit = [] {
   {
     return !::cuda::std::is_const_v<out> && sizeof(Accum) == sizeof(out) && 16 % sizeof(Accum) == 0
         && vector_shape<Accum, Items>::fits && ::cuda::std::is_trivially_copyable_v<Accum>
-        && ::cuda::std::is_default_constructible_v<Accum>;
+        && ::cuda::std::is_default_constructible_v<Accum> && ::cuda::std::is_trivially_copyable_v<out>
+        && ::cuda::std::is_default_constructible_v<out>;
   }
   else
   {
