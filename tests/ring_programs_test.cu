@@ -611,9 +611,10 @@ TEST(RingStagedScan, float_scan_of_a_constant_iterator_computed_in_the_stage_kee
   }
 }
 
+// Its call operator is not const, as a transform_iterator allows.
 struct shifted_by_three
 {
-  __host__ __device__ std::int64_t operator()(std::int64_t x) const
+  __host__ __device__ std::int64_t operator()(std::int64_t x)
   {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * 3u - 11u); // wraps, as the sums do
   }

@@ -407,7 +407,7 @@ struct scan_program
     else if constexpr (ring_input_kind == ring_input::transformed)
     {
       using reference = typename transformed_array<InputIt>::reference;
-      const auto f    = p.in.functor();
+      auto f          = p.in.functor(); // not const: a transform_iterator's functor may not be
       ring::warp_slice_in_stage<vector_slice<image_value, items>>(stage, rank)
         .template transform<Accum>([&](const image_value& x) -> Accum {
           return static_cast<reference>(f(x));
