@@ -27,9 +27,10 @@
 //
 // An input that the copy engine cannot read (an iterator that computes its elements) is staged by
 // the reduce squad itself, from the program's input, before it reduces the tile: the producer
-// then only hands out tile ids. (One it can read may also need the reduce squad's pass before the
-// fold: a transformed input, programs/scan_input.h.) Results that do not leave as the stage's image (a selection's,
-// whose places depend on the prefix) are stored by the scan squad's threads.
+// then only hands out tile ids. One it can read may still need a pass of the reduce squad before
+// the fold (an input transformed or widened in the stage, programs/scan_input.h). Results that
+// do not leave as the stage's image (a selection's, whose places depend on the prefix) are stored
+// by the scan squad's threads.
 //
 // A probe may trace each tile through the ring (a tuning's trace hook, engine/tuning.h; the library
 // names none, and the hook then compiles to nothing): trace_started when the producer has its id,
@@ -38,7 +39,8 @@
 // the scan squad starts on it, trace_stored when the scan squad's first thread is done with it.
 //
 // A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
-//   ring_tile_bytes                   the input's bytes in a whole tile (its stage's)
+//   ring_tile_bytes                   the bytes a whole tile takes in its stage (the input's
+//                                     image, and keys or widened elements beside it)
 //   ring_input_tile_bytes, ring_output_tile_bytes   (optional) where the stage holds more than the
 //                                     tile's image: the input's and the output's images' bytes
 //   ring_key_tile_bytes, ring_keys(params)   (optional) the part of them that is keys (or their
