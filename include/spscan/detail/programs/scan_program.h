@@ -290,28 +290,6 @@ struct scan_program
   using ring_slice_type   = ::cuda::std::
     conditional_t<vector_layout, vectors, ::cuda::std::conditional_t<ring_holds_words, accumulator_words, elements>>;
 
-  // Whether the ring takes this call (host): every input but the staged kind, raw arrays 16-byte
-  // aligned.
-  static bool ring_serves(const params& p)
-  {
-    if constexpr (ring_input_kind == ring_input::copied)
-    {
-      return p.vector_load && p.vector_store;
-    }
-    else if constexpr (ring_input_kind == ring_input::transformed)
-    {
-      return p.vector_store && allows_vector_access(transformed_array<InputIt>::raw_base(p.in));
-    }
-    else if constexpr (ring_input_kind == ring_input::converted)
-    {
-      return p.vector_load && p.vector_store;
-    }
-    else
-    {
-      return ring_input_kind == ring_input::generated && p.vector_store;
-    }
-  }
-
   // The array the copy engine reads (host; null where it reads none).
   static const void* ring_source(const params& p)
   {
@@ -326,6 +304,20 @@ struct scan_program
     else
     {
       return nullptr;
+    }
+  }
+
+  // Whether the ring takes this call (host): every input but the staged kind, the arrays it
+  // copies and the output 16-byte aligned.
+  static bool ring_serves(const params& p)
+  {
+    if constexpr (ring_input_kind == ring_input::staged)
+    {
+      return false;
+    }
+    else
+    {
+      return p.vector_store && (ring_input_kind == ring_input::generated || allows_vector_access(ring_source(p)));
     }
   }
 
