@@ -21,7 +21,8 @@
 // (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for).
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, ring, latency, depth, fold, shape or mid)
+//        sm, the six times in ns; SECTION: trace, ring, ring8, ringgen, latency, depth, fold, shape
+//        or mid)
 
 static const char* bench_name = "scan_timeline";
 #include "bench_support.h"
@@ -32,6 +33,7 @@ static const char* bench_name = "scan_timeline";
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/scan.h>
 
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <cub/device/device_scan.cuh>
@@ -807,12 +809,96 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
   }
 }
 
+// 8-byte scans on the ring: doubles in the library's 64 KiB tile (3 stages), with one prefix warp
+// and with two taking turns, against doubles in 32 KiB tiles (6 stages, another association, so
+// not the library's bits: what the smaller tile alone would give) and int64 (exact: 32 KiB tiles).
+// Each tile's prefix waits for a chain of steps through its gap's aggregates where the operator
+// is folded in order (doubles), and for trees where it is exact (int64): bench/NOTES.md v50.
+void ring_eight_byte_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  namespace sd = spscan::detail;
+  for (const int log2n : {26, 28})
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    void *in = nullptr, *out = nullptr;
+    check(cudaMalloc(&in, n * 8), "cudaMalloc");
+    check(cudaMalloc(&out, n * 8), "cudaMalloc");
+    const double copy_ms =
+      median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * 8, cudaMemcpyDeviceToDevice, stream), "copy"); }, 30);
+    const auto trace_double = [&](auto tag, const char* name) {
+      using program = typename decltype(tag)::type;
+      auto* d_in    = static_cast<const double*>(in);
+      auto* d_out   = static_cast<double*>(out);
+      const auto params = sd::make_scan_params<sd::scan_kind::inclusive, double>(d_in, n, d_out, thrust::plus<double>{}, 0.0);
+      ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()),
+                               copy_ms, stream, csv_dir);
+    };
+    bench::fill_random<<<1024, 256, 0, stream>>>(static_cast<double*>(in), n, 91);
+    check(cudaGetLastError(), "fill");
+    trace_double(type_tag<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::scan_tuning<double, double, double>>,
+                                               const double*, double*, thrust::plus<double>>>{},
+                 "scan double, 64 KiB tiles");
+    trace_double(type_tag<with_two_prefix_warps<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::scan_tuning<double, double, double>>,
+                                                                     const double*, double*, thrust::plus<double>>>>{},
+                 "scan double, 64 KiB tiles, two prefix warps");
+    trace_double(type_tag<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::reduced_scan_tuning<double, double, double>>,
+                                               const double*, double*, thrust::plus<double>>>{},
+                 "scan double, 32 KiB tiles");
+    bench::fill_random<<<1024, 256, 0, stream>>>(static_cast<std::int64_t*>(in), n, 91);
+    check(cudaGetLastError(), "fill");
+    {
+      using program = sd::scan_program_for<sd::scan_kind::inclusive, std::int64_t, traced<sd::reduced_scan_tuning<std::int64_t, std::int64_t, std::int64_t>>,
+                                           const std::int64_t*, std::int64_t*, thrust::plus<std::int64_t>>;
+      const auto params = sd::make_scan_params<sd::scan_kind::inclusive, std::int64_t>(static_cast<const std::int64_t*>(in), n,
+                                                                                       static_cast<std::int64_t*>(out), thrust::plus<std::int64_t>{},
+                                                                                       std::int64_t{0});
+      ring_trace_case<program>("scan int64, 32 KiB tiles", log2n, params, n, in, out,
+                               sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()), copy_ms, stream, csv_dir);
+    }
+    cudaFree(in);
+    cudaFree(out);
+  }
+}
+
+// A generated input on the ring (a counting_iterator: no reads, the reduce squad computes each
+// tile), against a memset of the output: the library's 32 KiB tiles, the same with two prefix
+// warps, and 64 KiB tiles (an exact operator: any tile gives the same bits). A write-only tile
+// passes in half the time of a read one, so the prefix warp has half the time for its gap.
+void ring_generated_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  namespace sd = spscan::detail;
+  using counting = thrust::counting_iterator<int>;
+  for (const int log2n : {26, 28})
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    int* out            = nullptr;
+    check(cudaMalloc(&out, n * sizeof(int)), "cudaMalloc");
+    const double memset_ms =
+      median_ms(stream, [&] { check(cudaMemsetAsync(out, 1, n * sizeof(int), stream), "memset"); }, 30);
+    const auto params = sd::make_scan_params<sd::scan_kind::inclusive, int>(counting(0), n, out, thrust::plus<int>{}, 0);
+    const auto trace_counting = [&](auto tag, const char* name) {
+      using program = typename decltype(tag)::type;
+      ring_trace_case<program>(name, log2n, params, n, nullptr, out,
+                               sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()), memset_ms, stream,
+                               csv_dir);
+    };
+    using library_shape =
+      sd::scan_program_for<sd::scan_kind::inclusive, int, traced<sd::scan_tuning<int, int, int>>, counting, int*, thrust::plus<int>>;
+    trace_counting(type_tag<library_shape>{}, "counting int32");
+    trace_counting(type_tag<with_two_prefix_warps<library_shape>>{}, "counting int32, two prefix warps");
+    trace_counting(type_tag<sd::scan_program_for<sd::scan_kind::inclusive, int, traced<sd::tile_shape<4, 256, 5>>, counting, int*,
+                                                 thrust::plus<int>>>{},
+                   "counting int32, 64 KiB tiles");
+    cudaFree(out);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, ring, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, ring8, ringgen, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -822,7 +908,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ringgen|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -842,6 +928,14 @@ int main(int argc, char** argv)
   if (section("ring"))
   {
     ring_section(stream, csv_dir);
+  }
+  if (section("ring8"))
+  {
+    ring_eight_byte_section(stream, csv_dir);
+  }
+  if (section("ringgen"))
+  {
+    ring_generated_section(stream, csv_dir);
   }
   if (section("mid"))
   {
