@@ -21,8 +21,8 @@
 // (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for).
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, ring, ring8, ringgen, latency, depth, fold, shape
-//        or mid)
+//        sm, the six times in ns; SECTION: trace, ring, ring8, ringgen, small, latency, depth, fold,
+//        shape or mid)
 
 static const char* bench_name = "scan_timeline";
 #include "bench_support.h"
@@ -898,7 +898,7 @@ void ring_generated_section(cudaStream_t stream, const std::string& csv_dir)
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, ring, ring8, ringgen, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, ring8, ringgen, small, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -908,7 +908,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ringgen|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ringgen|small|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -948,6 +948,15 @@ int main(int argc, char** argv)
       mid_size_sweep<double>("double", log2n, stream);
       mid_size_sweep<std::int16_t>("int16", log2n, stream);
       mid_size_sweep<std::int8_t>("int8", log2n, stream);
+    }
+  }
+  if (section("small"))
+  {
+    std::printf("\nsmall sizes (exact types: every shape gives the same bits): tile shapes against the library and CUB, against copy:\n");
+    for (int log2n : {14, 16, 18, 20})
+    {
+      mid_size_sweep<std::int32_t>("int32", log2n, stream);
+      mid_size_sweep<std::int64_t>("int64", log2n, stream);
     }
   }
   if (section("latency"))

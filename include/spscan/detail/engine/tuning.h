@@ -6,6 +6,8 @@
 
 #include <cuda/std/type_traits>
 
+#include <cstddef>
+
 namespace spscan::detail
 {
 
@@ -78,6 +80,19 @@ template <class InputValue, class Accum, class OutputValue, bool ExactOperator>
 using ring_scan_tuning = ::cuda::std::conditional_t<ExactOperator && widest_of<InputValue, Accum, OutputValue> == 8,
                                                    reduced_scan_tuning<InputValue, Accum, OutputValue>,
                                                    scan_tuning<InputValue, Accum, OutputValue>>;
+
+// The classic engine's shape for small inputs under an exactly associative operator (any tile
+// gives such a scan the same bits): 64 bytes per thread, so 16 KiB tiles of int32 or int64, four
+// to sixteen times as many tiles as scan_tuning's, each loaded and scanned sooner. Measured on an
+// H200 against scan_tuning (bench/NOTES.md v52, ratio to copy): int32 2^14 / 2^16 / 2^18 0.652 /
+// 0.661 / 0.649 -> 0.675 / 0.671 / 0.682, int64 2^14 / 2^16 0.560 / 0.554 -> 0.666 / 0.667; at
+// 4 MiB it loses (int32 2^20 0.604 -> 0.526). Taken for 4- and 8-byte types (1- and 2-byte ones
+// were not measured) from two of scan_tuning's tiles up to small_input_bytes.
+template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
+struct small_scan_tuning : tile_shape<Widest, 64, 5>
+{};
+
+constexpr std::size_t small_input_bytes = std::size_t{1} << 20;
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
 // registers on one SM), else 1.

@@ -507,6 +507,23 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
         return;
       }
     }
+    using tuning = typename program::tuning;
+    if constexpr (exactly_associative<Accum, Op> && (tuning::widest == 4 || tuning::widest == 8))
+    {
+      using small_program =
+        scan_program_for<Kind,
+                         Accum,
+                         small_scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>>,
+                         InputIt,
+                         OutputIt,
+                         Op,
+                         Init>;
+      if (n > static_cast<std::size_t>(tuning::tile_items) && n * tuning::widest <= small_input_bytes)
+      {
+        launch_single_pass<small_program>(policy, params, n);
+        return;
+      }
+    }
     launch_single_pass<program>(policy, params, n);
   });
   return result + (count > 0 ? count : Size{0});
