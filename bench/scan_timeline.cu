@@ -952,11 +952,19 @@ int main(int argc, char** argv)
   }
   if (section("small"))
   {
-    std::printf("\nsmall sizes (exact types: every shape gives the same bits): tile shapes against the library and CUB, against copy:\n");
+    std::printf("\nsmall sizes (exact types: every shape gives the same bits; floats: each shape its own association):"
+                " tile shapes against the library and CUB, against copy:\n");
     for (int log2n : {14, 16, 18, 20})
     {
       mid_size_sweep<std::int32_t>("int32", log2n, stream);
       mid_size_sweep<std::int64_t>("int64", log2n, stream);
+      mid_size_sweep<float>("float", log2n, stream);
+      mid_size_sweep<double>("double", log2n, stream);
+    }
+    for (int log2n : {16, 18, 20, 22})
+    {
+      mid_size_sweep<std::int16_t>("int16", log2n, stream);
+      mid_size_sweep<std::int8_t>("int8", log2n, stream);
     }
   }
   if (section("latency"))

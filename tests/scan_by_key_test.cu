@@ -157,11 +157,12 @@ std::vector<int> keys_with_aliases(const std::vector<int>& keys, std::uint64_t s
 
 constexpr std::size_t tile_items = spscan::detail::scan_by_key_tuning<int>::tile_items;
 
-// Sizes around tile boundaries and a few many-tile ones.
+// Sizes around tile boundaries and a few many-tile ones: 2 to 8 and 9 to 32 of scan_by_key_tuning's
+// tiles run in quarter and half tiles (scan_by_key_on_device), more in the full ones.
 std::vector<std::size_t> interesting_sizes()
 {
   std::vector<std::size_t> sizes{0, 1, 2, 31, 33, tile_items - 1, tile_items, tile_items + 1, 3 * tile_items + 17,
-                                 (std::size_t{1} << 20) + 3, std::size_t{1} << 24};
+                                 8 * tile_items, 20 * tile_items + 5, (std::size_t{1} << 20) + 3, std::size_t{1} << 24};
   sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [](std::size_t n) { return n > spscan_test::max_test_elements(); }),
               sizes.end());
   return sizes;

@@ -142,12 +142,13 @@ using namespace spscan_test::scan_calls; // support/scan_calls.h
 template <class In, class Accum = In, class Out = In>
 constexpr std::size_t tile_of = spscan::detail::scan_tuning<In, Accum, Out>::tile_items;
 
-// One and a few elements, the edges of one tile, and enough tiles that the look-back walks
-// through several full 32-tile windows.
+// One and a few elements, the edges of one tile, both ends of the small inputs' smaller tiles
+// (tile + 1, and 32 tiles less 3: just under 1 MiB, or 2 MiB for 8-byte types; engine/tuning.h),
+// and enough tiles that the look-back walks through several full 32-tile windows.
 std::vector<std::size_t> sizes_around(std::size_t tile)
 {
   std::vector<std::size_t> sizes;
-  for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 70 * tile + 3})
+  for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 32 * tile - 3, 70 * tile + 3})
   {
     if (n <= spscan_test::max_test_elements())
     {

@@ -81,18 +81,24 @@ using ring_scan_tuning = ::cuda::std::conditional_t<ExactOperator && widest_of<I
                                                    reduced_scan_tuning<InputValue, Accum, OutputValue>,
                                                    scan_tuning<InputValue, Accum, OutputValue>>;
 
-// The classic engine's shape for small inputs under an exactly associative operator (any tile
-// gives such a scan the same bits): 64 bytes per thread, so 16 KiB tiles of int32 or int64, four
-// to sixteen times as many tiles as scan_tuning's, each loaded and scanned sooner. Measured on an
-// H200 against scan_tuning (bench/NOTES.md v52, ratio to copy): int32 2^14 / 2^16 / 2^18 0.652 /
-// 0.661 / 0.649 -> 0.675 / 0.671 / 0.682, int64 2^14 / 2^16 0.560 / 0.554 -> 0.666 / 0.667; at
-// 4 MiB it loses (int32 2^20 0.604 -> 0.526). Taken for 4- and 8-byte types (1- and 2-byte ones
-// were not measured) from two of scan_tuning's tiles up to small_input_bytes.
-template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
-struct small_scan_tuning : tile_shape<Widest, 64, 5>
-{};
+// The classic engine's shapes for small inputs: more, smaller tiles, each loaded and scanned
+// sooner, on more SMs. A floating-point result's association follows the tile, and the tile now
+// follows the input size as well as the element size, so the same input still gives the same
+// bits (docs/reproducibility.md). From two of scan_tuning's tiles (H200, ratio to copy,
+// scan_tuning -> these; bench/NOTES.md v52, v54):
+//  - up to small_input_bytes, 64 bytes per thread (16 KiB tiles of 4- and 8-byte types): int32
+//    2^16 0.661 -> 0.671, double 2^14 0.54-0.57 -> 0.67-0.72, float 2^18 0.64 -> 0.69-0.75, int8
+//    2^18 0.62 -> 0.69-0.77; at 4 MiB it loses (int32 2^20 0.604 -> 0.526).
+//  - 8-byte types up to wide_small_input_bytes, 128 bytes per thread (32 KiB tiles, the reduced
+//    shape): int64 2^18 0.56-0.57 -> 0.63-0.83, double 0.55-0.56 -> 0.62-0.66 (64 bytes: 0.54-0.60);
+//    at 8 MiB it loses (int64 2^20 0.59 -> 0.40-0.44).
+template <int Widest>
+using small_scan_tuning = tile_shape<Widest, 64, 5>;
+template <int Widest>
+using wide_small_scan_tuning = tile_shape<Widest, 128, 4>;
 
-constexpr std::size_t small_input_bytes = std::size_t{1} << 20;
+constexpr std::size_t small_input_bytes      = std::size_t{1} << 20;
+constexpr std::size_t wide_small_input_bytes = std::size_t{2} << 20;
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
 // registers on one SM), else 1.

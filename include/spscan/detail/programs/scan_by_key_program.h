@@ -519,6 +519,11 @@ template <class Accum>
 struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
 {};
 
+// Fewer elements a thread, for inputs of a few tiles (scan_by_key_on_device).
+template <class Accum, int Items>
+struct small_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), int(sizeof(Accum)) * Items>
+{};
+
 template <bool Exclusive, class Accum, class Tuning, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
 using scan_by_key_program_for = scan_by_key_program<Tuning,
                                                     unwrapped_iterator<KeysIt>,
@@ -570,27 +575,15 @@ bool output_may_overwrite_keys(const KeysIt& keys, const OutputIt& out, std::siz
   }
 }
 
-// Runs `Program` (one shape of a by-key scan). Where the output overwrites keys that later tiles
-// still read, the key before each tile is copied first.
+// Runs `Program` (one shape of a by-key scan) on the classic engine. Where the output overwrites
+// keys that later tiles still read, the key before each tile is copied first.
 template <class Program, class Derived>
-void launch_scan_by_key(cuda_policy<Derived>& policy, typename Program::params p)
+void launch_scan_by_key_classic(cuda_policy<Derived>& policy, typename Program::params p)
 {
   using key                   = typename Program::key;
   constexpr std::size_t items = Program::tuning::tile_items;
   const std::size_t tiles     = (p.n + items - 1) / items;
-  const bool overwrites_keys  = tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n);
-  // The ring engine where the device has it and the call suits it (its tiles read the key before
-  // them from device memory, so not where the output overwrites the keys); the same bits as the
-  // classic engine's either way.
-  if constexpr (Program::runs_on_ring)
-  {
-    if (!overwrites_keys && p.vector_load && p.vector_store && allows_vector_access(p.keys)
-        && ring::launch_ring<Program>(policy, p, p.n, p.values, p.out))
-    {
-      return;
-    }
-  }
-  if (overwrites_keys)
+  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n))
   {
     call_storage<Derived> copies(policy, tiles * sizeof(key));
     key* predecessors          = static_cast<key*>(copies.data());
@@ -600,12 +593,27 @@ void launch_scan_by_key(cuda_policy<Derived>& policy, typename Program::params p
       p.keys, items, tiles, predecessors);
     throw_if_failed(cudaGetLastError(), "spscan: copying the keys before each tile failed");
     p.predecessor_keys = predecessors;
-    launch_single_pass<Program>(policy, p, p.n);
+    launch_single_pass<Program>(policy, p, p.n); // while `copies` holds the keys
+    return;
   }
-  else
+  launch_single_pass<Program>(policy, p, p.n);
+}
+
+// Runs `Program`: on the ring engine where the device has it and the call suits it (its tiles
+// read the key before them from device memory, so not where the output overwrites the keys), else
+// on the classic engine; the same bits either way.
+template <class Program, class Derived>
+void launch_scan_by_key(cuda_policy<Derived>& policy, const typename Program::params& p)
+{
+  if constexpr (Program::runs_on_ring)
   {
-    launch_single_pass<Program>(policy, p, p.n);
+    if (p.vector_load && p.vector_store && allows_vector_access(p.keys) && !output_may_overwrite_keys(p.keys, p.out, p.n)
+        && ring::launch_ring<Program>(policy, p, p.n, p.values, p.out))
+    {
+      return;
+    }
   }
+  launch_scan_by_key_classic<Program>(policy, p);
 }
 
 // Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`,
@@ -635,8 +643,35 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                      false};
   p.vector_load  = allows_vector_access(p.values);
   p.vector_store = allows_vector_access(p.out);
+  const auto launch_in_small_tiles = [&](auto items) {
+    using tuning = small_scan_by_key_tuning<Accum, decltype(items)::value>;
+    launch_scan_by_key_classic<scan_by_key_program_for<Exclusive, Accum, tuning, KeysIt, ValuesIt, OutputIt, Pred, Op>>(policy, p);
+  };
   with_fitting_shape<shapes>([&](auto shape) {
-    launch_scan_by_key<typename decltype(shape)::type>(policy, p);
+    using program = typename decltype(shape)::type;
+    using tuning  = typename program::tuning;
+    // A few tiles leave most SMs idle: where the shape makes 2 to 8 tiles, quarter tiles (8
+    // elements a thread), up to 32 tiles, half tiles (16), each on the classic engine (the ring
+    // starts at 8 MiB). The association follows the tile, so the bits depend on the input size
+    // and where the segments start, as before. H200, scan_by_key_bench (int32 keys, int32 / float
+    // / double values, segments of ~8, ~4096 and one), ratio to copy: 2^16 0.46-0.58 -> 0.56-0.62
+    // (quarter), 2^18 0.47-0.56 -> 0.50-0.62 (half; quarter tiles lost one segment 5-12 %); at
+    // 2^20 both lost 4-35 % (bench/NOTES.md v55).
+    const std::size_t tiles = (n + tuning::tile_items - 1) / tuning::tile_items;
+    if constexpr (tuning::items > 16)
+    {
+      if (tiles > 1 && tiles <= 8)
+      {
+        launch_in_small_tiles(::cuda::std::integral_constant<int, 8>{});
+        return;
+      }
+      if (tiles > 1 && tiles <= 32)
+      {
+        launch_in_small_tiles(::cuda::std::integral_constant<int, 16>{});
+        return;
+      }
+    }
+    launch_scan_by_key<program>(policy, p);
   });
   return result + static_cast<difference_of<OutputIt>>(n);
 }

@@ -507,21 +507,28 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
         return;
       }
     }
+    // Small inputs in smaller tiles (tuning.h, small_scan_tuning); one tile keeps the one-tile path.
     using tuning = typename program::tuning;
-    if constexpr (exactly_associative<Accum, Op> && (tuning::widest == 4 || tuning::widest == 8))
+    if constexpr (tuning::widest <= 8)
     {
-      using small_program =
-        scan_program_for<Kind,
-                         Accum,
-                         small_scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>>,
-                         InputIt,
-                         OutputIt,
-                         Op,
-                         Init>;
-      if (n > static_cast<std::size_t>(tuning::tile_items) && n * tuning::widest <= small_input_bytes)
-      {
+      const auto launch_in = [&](auto shape) {
+        using small_program = scan_program_for<Kind, Accum, typename decltype(shape)::type, InputIt, OutputIt, Op, Init>;
         launch_single_pass<small_program>(policy, params, n);
+      };
+      const bool several_tiles = n > static_cast<std::size_t>(tuning::tile_items);
+      const std::size_t bytes  = n * tuning::widest;
+      if (several_tiles && bytes <= small_input_bytes)
+      {
+        launch_in(::cuda::std::type_identity<small_scan_tuning<tuning::widest>>{});
         return;
+      }
+      if constexpr (tuning::widest == 8 && tuning::bytes_per_thread > wide_small_scan_tuning<8>::bytes_per_thread)
+      {
+        if (several_tiles && bytes <= wide_small_input_bytes)
+        {
+          launch_in(::cuda::std::type_identity<wide_small_scan_tuning<8>>{});
+          return;
+        }
       }
     }
     launch_single_pass<program>(policy, params, n);
