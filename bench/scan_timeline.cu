@@ -835,12 +835,11 @@ void ring_eight_byte_section(cudaStream_t stream, const std::string& csv_dir)
     };
     bench::fill_random<<<1024, 256, 0, stream>>>(static_cast<double*>(in), n, 91);
     check(cudaGetLastError(), "fill");
-    trace_double(type_tag<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::scan_tuning<double, double, double>>,
-                                               const double*, double*, thrust::plus<double>>>{},
-                 "scan double, 64 KiB tiles");
-    trace_double(type_tag<with_two_prefix_warps<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::scan_tuning<double, double, double>>,
-                                                                     const double*, double*, thrust::plus<double>>>>{},
-                 "scan double, 64 KiB tiles, two prefix warps");
+    using library_shape =
+      sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::scan_tuning<double, double, double>>, const double*, double*,
+                           thrust::plus<double>>;
+    trace_double(type_tag<library_shape>{}, "scan double, 64 KiB tiles");
+    trace_double(type_tag<with_two_prefix_warps<library_shape>>{}, "scan double, 64 KiB tiles, two prefix warps");
     trace_double(type_tag<sd::scan_program_for<sd::scan_kind::inclusive, double, traced<sd::reduced_scan_tuning<double, double, double>>,
                                                const double*, double*, thrust::plus<double>>>{},
                  "scan double, 32 KiB tiles");
