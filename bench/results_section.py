@@ -75,14 +75,15 @@ def main():
     out += [
         "spscan's selection program as its kernel route calls it (not yet the default route of",
         "`copy_if`: `detail/select.inl`) against `cub::DeviceSelect::If` (its kernel alone, the count",
-        "left on the device; and, in the last two columns, with its count read back to the host and",
+        "left on the device; then waited for by a stream synchronization, the least a call that returns",
+        "its count pays; and, in the last two columns, with its count read back to the host and",
         "waited for, as a `copy_if` caller uses it) and `thrust::copy_if`; spscan and Thrust wait for",
         "the count (the call's result). Ratio = a copy with the same traffic (the input read, the",
         "selected part written) / call time.",
         "",
     ]
     out += between(select, "| type |", "summary")
-    out += [""] + [line for line in select if line.startswith("summary")]
+    out += [""] + [line for line in select if line.startswith("summary") or line.startswith("waited-for bound")]
     if any(line.startswith("| form |") for line in select):  # not in runs before the forms table
         forms = between(select, "| form |", "forms summary")
         out += ["", "The other forms at half selected, int32, against Thrust's same call (stencils and",

@@ -576,14 +576,15 @@ bool output_may_overwrite_keys(const KeysIt& keys, const OutputIt& out, std::siz
 }
 
 // Runs `Program` (one shape of a by-key scan) on the classic engine. Where the output overwrites
-// keys that later tiles still read, the key before each tile is copied first.
+// keys that later tiles still read (`overwrites_keys`: output_may_overwrite_keys), the key before
+// each tile is copied first.
 template <class Program, class Derived>
-void launch_scan_by_key_classic(cuda_policy<Derived>& policy, typename Program::params p)
+void launch_scan_by_key_classic(cuda_policy<Derived>& policy, typename Program::params p, bool overwrites_keys)
 {
   using key                   = typename Program::key;
   constexpr std::size_t items = Program::tuning::tile_items;
   const std::size_t tiles     = (p.n + items - 1) / items;
-  if (tiles > 1 && output_may_overwrite_keys(p.keys, p.out, p.n))
+  if (tiles > 1 && overwrites_keys)
   {
     call_storage<Derived> copies(policy, tiles * sizeof(key));
     key* predecessors          = static_cast<key*>(copies.data());
@@ -605,15 +606,16 @@ void launch_scan_by_key_classic(cuda_policy<Derived>& policy, typename Program::
 template <class Program, class Derived>
 void launch_scan_by_key(cuda_policy<Derived>& policy, const typename Program::params& p)
 {
+  const bool overwrites_keys = output_may_overwrite_keys(p.keys, p.out, p.n);
   if constexpr (Program::runs_on_ring)
   {
-    if (p.vector_load && p.vector_store && allows_vector_access(p.keys) && !output_may_overwrite_keys(p.keys, p.out, p.n)
+    if (p.vector_load && p.vector_store && allows_vector_access(p.keys) && !overwrites_keys
         && ring::launch_ring<Program>(policy, p, p.n, p.values, p.out))
     {
       return;
     }
   }
-  launch_scan_by_key_classic<Program>(policy, p);
+  launch_scan_by_key_classic<Program>(policy, p, overwrites_keys);
 }
 
 // Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`,
@@ -643,10 +645,6 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                      false};
   p.vector_load  = allows_vector_access(p.values);
   p.vector_store = allows_vector_access(p.out);
-  const auto launch_in_small_tiles = [&](auto items) {
-    using tuning = small_scan_by_key_tuning<Accum, decltype(items)::value>;
-    launch_scan_by_key_classic<scan_by_key_program_for<Exclusive, Accum, tuning, KeysIt, ValuesIt, OutputIt, Pred, Op>>(policy, p);
-  };
   with_fitting_shape<shapes>([&](auto shape) {
     using program = typename decltype(shape)::type;
     using tuning  = typename program::tuning;
@@ -660,6 +658,11 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
     const std::size_t tiles = (n + tuning::tile_items - 1) / tuning::tile_items;
     if constexpr (tuning::items > 16)
     {
+      const auto launch_in_small_tiles = [&](auto items) {
+        using small = small_scan_by_key_tuning<Accum, decltype(items)::value>;
+        launch_scan_by_key_classic<scan_by_key_program_for<Exclusive, Accum, small, KeysIt, ValuesIt, OutputIt, Pred, Op>>(
+          policy, p, output_may_overwrite_keys(p.keys, p.out, p.n));
+      };
       if (tiles > 1 && tiles <= 8)
       {
         launch_in_small_tiles(::cuda::std::integral_constant<int, 8>{});
