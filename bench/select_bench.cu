@@ -10,8 +10,8 @@
 // device); waited for (its kernel, then a stream synchronization: the least any call that returns
 // its count to the host pays, so CUB's kernel alone against this is the most such a call can reach
 // against that kernel); and as a copy_if caller uses it, with the count read back
-// (cudaMemcpyAsync to the host, then a stream synchronization). A second table times the other forms (copy_if with a stencil,
-// remove_copy_if, partition_copy) beside Thrust's same calls.
+// (cudaMemcpyAsync to the host, then a stream synchronization). A second table times the other
+// forms (copy_if with a stencil, remove_copy_if, partition_copy) beside Thrust's same calls.
 static const char* bench_name = "select_bench";
 
 #include "bench_support.h"
