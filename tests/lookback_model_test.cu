@@ -14,14 +14,21 @@
 // are not commutative (a wrong operand order shows); the floating-point ones round differently
 // under another grouping (a different association shows).
 //
+// The blocked association (engine/blocked_association.h, blocked_look_back.h) plays the same
+// schedules with its own roles (every tile publishes A, only a block's last tile a P) and is
+// compared, bit for bit, with the blocked fold computed on one thread (support/blocked_reference.h),
+// on data where it differs from the left fold.
+//
 // Broken variants planted through the same seams (a State wrapper, the op handed to the
 // look-back, a hidden publication) must be caught, which proves the checker can fail.
 // A schedule that does not finish by its deadline is reported as hung (with its description),
 // and a look-back that reads a window it never should is reported as a protocol violation:
 // neither is left to stall the test run.
+#include <spscan/detail/engine/blocked_look_back.h>
 #include <spscan/detail/engine/look_back.h>
 #include <spscan/detail/engine/tile_state.h>
 
+#include <support/blocked_reference.h>
 #include <support/data.h>
 #include <support/host_lanes.h>
 
@@ -455,16 +462,21 @@ public:
   {
     step();
   }
-  // A look-back reads only windows that hold at least one tile in [0, its own tile).
-  void begin_look_back(std::size_t tile)
+  // A look-back reads only windows that hold at least one tile in [0, its own tile); a blocked
+  // one reads whole blocks (its own block's lanes from the tile on read nothing).
+  void begin_look_back(std::size_t tile, bool blocked = false)
   {
     look_back_tile_ = static_cast<long long>(tile);
+    blocked_reads_  = blocked;
   }
   template <class Lanes>
   void window_read(const Lanes& lanes)
   {
     const long long first = lanes.first_tile();
-    if (first + look_back_window <= 0 || first + look_back_window > look_back_tile_)
+    const long long end   = blocked_reads_ ? look_back_tile_ / look_back_window * look_back_window + look_back_window
+                                           : look_back_tile_;
+    const bool aligned    = !blocked_reads_ || first % look_back_window == 0;
+    if (first + look_back_window <= 0 || first + look_back_window > end || !aligned)
     {
       watch_.violation("tile " + std::to_string(look_back_tile_) + " read the window of tiles [" +
                        std::to_string(first) + ", " + std::to_string(first + look_back_window) + ")");
@@ -522,6 +534,7 @@ private:
 
   const chaos_profile& chaos_;
   long long look_back_tile_ = 0;
+  bool blocked_reads_        = false;
   splitmix random_;
   const schedule_watch& watch_;
   model_stats& stats_;
@@ -654,6 +667,15 @@ struct planted_bugs
 {
   planted_bug state     = planted_bug::none;
   bool swapped_operands = false;
+  bool mid_block_prefix = false; // blocked association: every tile publishes P, not only a block's last
+};
+
+// Which association the tiles play: the left fold (look_back.h) or the blocked one
+// (blocked_look_back.h, where only a block's last tile publishes P and tile 0 publishes A).
+enum class association
+{
+  left_fold,
+  blocked,
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -875,6 +897,17 @@ Accum model_look_back(const State& state, std::size_t tile, Op& fold, pacer& pac
   return prefix;
 }
 
+// The library's blocked look-back for `tile`, with host lanes reading Depth blocks at a time.
+template <int Depth, class Accum, class State, class Op>
+Accum model_blocked_look_back(
+  const State& state, std::size_t tile, const maybe_value<Accum>& initial, Op& fold, pacer& pace, model_stats& stats)
+{
+  spscan_test::host_lanes<Accum, pacer, Depth> lanes(pace);
+  const Accum prefix = blocked_exclusive_prefix_of(state, static_cast<long long>(tile), initial, fold, lanes);
+  stats.record_look_back(lanes);
+  return prefix;
+}
+
 // Threads of a schedule block here until all of them exist.
 class start_gate
 {
@@ -907,7 +940,8 @@ schedule_outcome run_schedule(const schedule_plan& plan,
                               const Accum& init,
                               const Op& op,
                               const planted_bugs& bugs,
-                              model_stats& stats)
+                              model_stats& stats,
+                              association order = association::left_fold)
 {
   const std::size_t tiles = plan.tiles;
 
@@ -955,6 +989,28 @@ schedule_outcome run_schedule(const schedule_plan& plan,
       hold_back(tile, inner, tiles, plan.threads, pace, stats);
     }
     const Accum aggregate = aggregates[tile];
+    if (order == association::blocked)
+    {
+      state.publish(tile, status_aggregate, aggregate);
+      if (tile == 0)
+      {
+        return;
+      }
+      pace.step();
+      pace.begin_look_back(tile, true);
+      look_back_op<Op> fold{op, bugs.swapped_operands};
+      const maybe_value<Accum> initial{init, plan.has_init};
+      const Accum prefix = plan.depth == 4 ? model_blocked_look_back<4>(state, tile, initial, fold, pace, stats)
+                         : plan.depth == 2 ? model_blocked_look_back<2>(state, tile, initial, fold, pace, stats)
+                                           : model_blocked_look_back<1>(state, tile, initial, fold, pace, stats);
+      pace.step();
+      prefixes[tile] = prefix;
+      if (tile % association_block == association_block - 1 || bugs.mid_block_prefix)
+      {
+        state.publish(tile, status_prefix, op(prefix, aggregate));
+      }
+      return;
+    }
     if (tile == 0)
     {
       state.publish(0, status_prefix, plan.has_init ? op(init, aggregate) : aggregate);
@@ -1033,9 +1089,10 @@ schedule_outcome run_schedule(const schedule_plan& plan,
 
   schedule_outcome outcome;
   std::ostringstream report;
-  const std::string planted = bugs.state != planted_bug::none || bugs.swapped_operands
+  const std::string planted = bugs.state != planted_bug::none || bugs.swapped_operands || bugs.mid_block_prefix
                                 ? std::string(" [planted bug: ") + name_of(bugs.state) +
-                                    (bugs.swapped_operands ? ", swapped operands" : "") + "]"
+                                    (bugs.swapped_operands ? ", swapped operands" : "") +
+                                    (bugs.mid_block_prefix ? ", P mid-block" : "") + "]"
                                 : std::string();
   if (watch.hung())
   {
@@ -1048,6 +1105,42 @@ schedule_outcome run_schedule(const schedule_plan& plan,
   {
     outcome.violation = true;
     report << "PROTOCOL VIOLATION: " << watch.violation() << " in " << description << planted;
+    outcome.report = report.str();
+    return outcome;
+  }
+
+  if (order == association::blocked)
+  {
+    // The blocked association, on this thread: every tile's prefix, and a P (= B(k)) published by
+    // the last tile of each whole block only, every other tile's A its aggregate.
+    const std::vector<Accum> played(aggregates.begin(), aggregates.begin() + static_cast<std::ptrdiff_t>(tiles));
+    const auto expected = spscan_test::reference_blocked_fold(played, plan.has_init, init, op);
+    for (std::size_t tile = 0; tile < tiles; ++tile)
+    {
+      if (tile > 0 && !same_bits(prefixes[tile], expected.prefix[tile]))
+      {
+        if (++outcome.mismatches <= 3)
+        {
+          report << "tile " << tile << ": exclusive prefix " << hex_bytes(prefixes[tile]) << ", blocked fold "
+                 << hex_bytes(expected.prefix[tile]) << "\n";
+        }
+      }
+      const bool block_end          = tile % association_block == association_block - 1;
+      const Accum& want             = block_end ? expected.block_prefix[tile / association_block] : aggregates[tile];
+      const tile_snapshot<Accum> got = inner.load(tile);
+      if (got.status != (block_end ? status_prefix : status_aggregate) || !same_bits(got.value, want))
+      {
+        if (++outcome.mismatches <= 3)
+        {
+          report << "tile " << tile << ": published status " << got.status << " value " << hex_bytes(got.value)
+                 << ", blocked fold " << hex_bytes(want) << "\n";
+        }
+      }
+    }
+    if (outcome.mismatches != 0)
+    {
+      report << outcome.mismatches << " mismatches in " << description << planted << " (blocked association)";
+    }
     outcome.report = report.str();
     return outcome;
   }
@@ -1136,7 +1229,8 @@ batch_result run_batch(std::uint64_t seed,
                        bool stop_at_first_failure,
                        model_stats& stats,
                        std::size_t max_tiles         = ~std::size_t{0},
-                       clock_type::duration deadline = std::chrono::seconds(20))
+                       clock_type::duration deadline = std::chrono::seconds(20),
+                       association order             = association::left_fold)
 {
   batch_result result;
   std::vector<Accum> aggregates;
@@ -1147,7 +1241,7 @@ batch_result run_batch(std::uint64_t seed,
     plan.deadline      = deadline;
     splitmix data_random(derive_seed(plan.seed, 3));
     make_data(data_random, plan.tiles, aggregates, init);
-    const schedule_outcome outcome = run_schedule<Inner>(plan, aggregates, init, op, bugs, stats);
+    const schedule_outcome outcome = run_schedule<Inner>(plan, aggregates, init, op, bugs, stats, order);
     ++result.schedules;
     if (outcome.failed())
     {
@@ -1415,6 +1509,123 @@ TEST(LookBackModelTeeth, WatchdogTurnsAHangIntoAReportedFailure)
   EXPECT_NE(result.first_failure.find("schedule #0 of batch seed " + std::to_string(seed)), std::string::npos)
     << result.first_failure;
   EXPECT_LT(elapsed, deadline + std::chrono::seconds(10));
+}
+
+// ----------------------------------------------------------------------------------------------
+// The blocked association (engine/blocked_association.h, blocked_look_back.h): only a block's last
+// tile publishes P, tile 0 publishes A, and each tile's prefix and each P must be the blocked
+// fold's, bit for bit, under the same adversarial schedules.
+
+constexpr batch_mix blocked_mix{4'400, 480, 120};
+
+void expect_blocked_coverage(const model_stats& stats)
+{
+  EXPECT_GT(stats.look_backs.load(), 0u);
+  EXPECT_GT(stats.look_backs_that_waited.load(), 0u) << "no look-back ever waited on an X";
+  EXPECT_GT(stats.look_backs_that_walked_back.load(), 0u) << "no look-back ever walked past a block of A's";
+  EXPECT_GT(stats.look_backs_restarted_forward.load(), 0u) << "no forward re-read ever found a fresher P";
+}
+
+template <class Inner, class Accum, class Op, class MakeData>
+void expect_blocked_fold(const Op& op, MakeData make_data, std::size_t max_tiles = ~std::size_t{0})
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << blocked_mix.total() << " schedules");
+  model_stats stats;
+  const batch_result result = run_batch<Inner, Accum>(
+    seed, blocked_mix, op, make_data, {}, false, stats, max_tiles, std::chrono::seconds(20), association::blocked);
+  EXPECT_EQ(result.schedules, blocked_mix.total());
+  EXPECT_EQ(result.hung, 0u);
+  EXPECT_EQ(result.failed, 0u) << result.first_failure;
+  expect_blocked_coverage(stats);
+  testing::Test::RecordProperty("coverage", coverage_line(stats));
+}
+
+TEST(BlockedLookBackModel, PackedLayoutPrefixesAreTheBlockedFoldOfAffineMapsUnderAdversarialSchedules)
+{
+  expect_blocked_fold<packed_affine, affine16>(affine16_then{}, affine16_data);
+}
+
+TEST(BlockedLookBackModel, SplitLayoutPrefixesAreTheBlockedFoldOfMatrixProductsUnderAdversarialSchedules)
+{
+  expect_blocked_fold<split_matrix, mat2>(mat2_product{}, mat2_data);
+}
+
+// Doubles and floats whose sums round: the blocked fold's bits, which differ from the left fold's
+// on this data (so a look-back folding left to right would fail).
+template <class Inner, class Accum, class Op, class Draw>
+void expect_bitwise_blocked_fold(const Op& op, Draw draw)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  constexpr std::size_t max_tiles = 400;
+  splitmix random(seed);
+  std::vector<Accum> all(max_tiles);
+  for (auto& a : all)
+  {
+    a = draw(random);
+  }
+  const Accum init = draw(random);
+  const auto blocked = spscan_test::reference_blocked_fold(all, true, init, op);
+  std::size_t unlike_left_fold = 0;
+  Accum running = init;
+  for (std::size_t t = 0; t < max_tiles; ++t)
+  {
+    unlike_left_fold += same_bits(blocked.prefix[t], running) ? 0 : 1;
+    running = op(running, all[t]);
+  }
+  ASSERT_GT(unlike_left_fold, max_tiles / 4);
+  testing::Test::RecordProperty("tiles_unlike_the_left_fold", static_cast<int>(unlike_left_fold));
+  expect_blocked_fold<Inner, Accum>(op, fixed_data(all, init), max_tiles);
+}
+
+TEST(BlockedLookBackModel, DoubleSumsArePublishedBitwiseAsTheBlockedFoldUnderEverySchedule)
+{
+  expect_bitwise_blocked_fold<packed_double, double>(double_plus{}, random_double);
+}
+
+TEST(BlockedLookBackModel, FloatSumsArePublishedBitwiseAsTheBlockedFoldUnderEverySchedule)
+{
+  expect_bitwise_blocked_fold<packed_float, float>(float_plus{}, random_float);
+}
+
+template <class Inner, class Accum, class Op, class MakeData>
+void expect_blocked_bug_caught(const Op& op, MakeData make_data, planted_bugs bugs, const char* what)
+{
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << what << ", seed " << seed);
+  model_stats stats;
+  const batch_result result = run_batch<Inner, Accum>(seed,
+                                                      batch_mix{200, 100, 0},
+                                                      op,
+                                                      make_data,
+                                                      bugs,
+                                                      true,
+                                                      stats,
+                                                      ~std::size_t{0},
+                                                      std::chrono::seconds(5),
+                                                      association::blocked);
+  ASSERT_EQ(result.failed, 1u) << "planted bug survived " << result.schedules << " schedules";
+  EXPECT_EQ(result.hung, 0u) << "expected wrong values, got a hang: " << result.first_failure;
+  EXPECT_NE(result.first_failure.find("mismatches"), std::string::npos) << result.first_failure;
+  testing::Test::RecordProperty("schedules_until_caught", static_cast<int>(result.schedules));
+}
+
+TEST(BlockedLookBackModelTeeth, SwappedOperandsAreCaught)
+{
+  expect_blocked_bug_caught<packed_affine, affine16>(affine16_then{}, affine16_data, {planted_bug::none, true, false},
+                                                     "blocked, swapped operands");
+}
+
+TEST(BlockedLookBackModelTeeth, PrefixesPublishedInsideABlockAreCaught)
+{
+  expect_blocked_bug_caught<packed_affine, affine16>(affine16_then{}, affine16_data, {planted_bug::none, false, true},
+                                                     "blocked, P published by every tile");
+}
+
+TEST(BlockedLookBackModelTeeth, EmptyTileReadAsAggregateIsCaught)
+{
+  expect_blocked_bug_caught<split_matrix, mat2>(mat2_product{}, mat2_data, {planted_bug::empty_read_as_aggregate, false, false},
+                                                "blocked, split layout, X read as A");
 }
 
 } // namespace

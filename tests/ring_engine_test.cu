@@ -206,12 +206,15 @@ TEST(RingScan, noncommutative_16_byte_carries_in_split_states)
 }
 
 // 8-byte types under exactly associative operators run on the ring in its own, smaller tile
-// (engine/tuning.h, ring_scan_tuning: 4096 elements, where the classic engine takes 8192). Floats
-// keep the classic tile, whose association their bits carry.
+// (engine/tuning.h, ring_scan_tuning: 4096 elements, where the classic engine takes 8192). Doubles
+// take the blocked shape (4096 elements, blocked association), which the classic engine takes too
+// from the same size; 4-byte floats keep the classic tile.
 static_assert(sd::ring_scan_program_for<sd::scan_kind::inclusive, std::int64_t, std::int64_t*, std::int64_t*, thrust::plus<std::int64_t>>::tuning::tile_items
                 == sd::scan_tuning<std::int64_t, std::int64_t, std::int64_t>::tile_items / 2);
 static_assert(std::is_same_v<sd::ring_scan_program_for<sd::scan_kind::inclusive, double, double*, double*, thrust::plus<double>>,
-                             program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>>);
+                             sd::scan_program_for<sd::scan_kind::inclusive, double, sd::blocked_scan_tuning<8>, double*, double*, thrust::plus<double>>>);
+static_assert(std::is_same_v<sd::ring_scan_program_for<sd::scan_kind::inclusive, float, float*, float*, thrust::plus<float>>,
+                             program_for<sd::scan_kind::inclusive, float, thrust::plus<float>>>);
 static_assert(std::is_same_v<sd::ring_scan_program_for<sd::scan_kind::inclusive, std::int32_t, std::int32_t*, std::int32_t*, thrust::plus<std::int32_t>>,
                              program_for<sd::scan_kind::inclusive, std::int32_t, thrust::plus<std::int32_t>>>);
 
@@ -257,6 +260,73 @@ TEST(RingScan, exact_8_byte_operators_in_the_rings_smaller_tile_keep_the_classic
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::plus<std::int64_t>{}, 0, false);
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::exclusive, std::uint64_t>(thrust::bit_xor<std::uint64_t>{}, 0x5a5a5a5a5a5a5a5aull, true);
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::maximum<std::int64_t>{}, 0, true);
+}
+
+// The blocked association (engine/blocked_association.h): the ring's prefix warp and the classic
+// look-back must give the same bits for doubles (sums, an exclusive scan with init, an inclusive
+// one with init) and for a non-commutative 8-byte user operator, whose exact arithmetic must also
+// equal the sequential fold (a swapped operand shows).
+template <sd::scan_kind Kind, class T, class Op>
+using blocked_program_for = sd::scan_program_for<Kind, T, sd::blocked_scan_tuning<8>, T*, T*, Op>;
+
+TEST(RingScan, blocked_association_gives_the_classic_engines_bits)
+{
+  using sum = blocked_program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>;
+  using exclusive = blocked_program_for<sd::scan_kind::exclusive, double, thrust::plus<double>>;
+  using with_init = blocked_program_for<sd::scan_kind::inclusive_init, double, thrust::plus<double>>;
+  using affine    = blocked_program_for<sd::scan_kind::inclusive, affine32, compose_affine32>;
+  static_assert(sd::blocked_association_of<sum::tuning>::value && !sd::blocked_association_of<program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>::tuning>::value);
+  SKIP_WITHOUT_RING(sum);
+  for (const std::size_t n : ring_sizes<sum>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<double> in = spscan_test::random_values<double>(n, seed);
+    expect_ring_matches_classic<sum>(
+      in, sd::make_scan_params<sd::scan_kind::inclusive, double>(static_cast<double*>(nullptr), n, static_cast<double*>(nullptr), thrust::plus<double>{}, 0.0));
+    expect_ring_matches_classic<exclusive>(
+      in, sd::make_scan_params<sd::scan_kind::exclusive, double>(static_cast<double*>(nullptr), n, static_cast<double*>(nullptr), thrust::plus<double>{}, 0.375));
+    expect_ring_matches_classic<with_init>(
+      in, sd::make_scan_params<sd::scan_kind::inclusive_init, double>(static_cast<double*>(nullptr), n, static_cast<double*>(nullptr), thrust::plus<double>{}, -1.625));
+    const std::vector<affine32> maps = spscan_test::random_values<affine32>(n, seed + 1);
+    const std::vector<affine32> classic = expect_ring_matches_classic<affine>(
+      maps, sd::make_scan_params<sd::scan_kind::inclusive, affine32>(static_cast<affine32*>(nullptr), n, static_cast<affine32*>(nullptr), compose_affine32{}, affine32{}));
+    expect_bitwise_equal(spscan_test::reference_inclusive<affine32>(maps, compose_affine32{}), classic, "the sequential fold");
+  }
+}
+
+// The public entry points give a double scan the blocked shape from blocked_input_bytes (8 MiB) on,
+// whichever engine runs it (a misaligned input stays on the classic engine), and the 64 KiB tile
+// under the left fold just below.
+TEST(RingScan, public_double_scans_take_the_blocked_shape_from_8_MiB_on_either_engine)
+{
+  SPSCAN_REQUIRE_GPU();
+  using blocked = blocked_program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>;
+  using left    = program_for<sd::scan_kind::inclusive, double, thrust::plus<double>>;
+  static_assert(sd::blocked_input_bytes == (std::size_t{8} << 20));
+  const std::size_t at_the_bound = sd::blocked_input_bytes / sizeof(double);
+  for (const std::size_t n : {at_the_bound - 5, at_the_bound, 3 * at_the_bound + 7})
+  {
+    if (n + 1 > spscan_test::max_test_elements())
+    {
+      continue;
+    }
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", offset " << offset);
+      const std::vector<double> in = spscan_test::random_values<double>(n + offset, seed);
+      const std::vector<double> mine(in.begin() + static_cast<std::ptrdiff_t>(offset), in.end());
+      const auto like = sd::make_scan_params<sd::scan_kind::inclusive, double>(static_cast<double*>(nullptr), n, static_cast<double*>(nullptr), thrust::plus<double>{}, 0.0);
+      const std::vector<double> expected = n >= at_the_bound ? classic_result<blocked>(mine, like) : classic_result<left>(mine, like);
+      thrust::device_vector<double> d_in(in.begin(), in.end()), d_out(n + offset);
+      poison(d_out);
+      spscan::inclusive_scan(thrust::device, d_in.begin() + static_cast<std::ptrdiff_t>(offset), d_in.end(), d_out.begin() + static_cast<std::ptrdiff_t>(offset));
+      const std::vector<double> out = to_host(d_out);
+      expect_bitwise_equal(expected, std::vector<double>(out.begin() + static_cast<std::ptrdiff_t>(offset), out.end()),
+                           n >= at_the_bound ? "the blocked shape's classic result" : "the 64 KiB tile's classic result");
+    }
+  }
 }
 
 // Tile states from a caller's allocator hold whatever was there (garbage_allocator: statuses that

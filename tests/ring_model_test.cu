@@ -17,12 +17,16 @@
 // whose rounding shows any other grouping), the stage a scanner reads still holds its own tile
 // (no stage refilled before its release), and every tile is scanned exactly once.
 //
+// Under the blocked association (ring/blocked_prefix.h) a single prefix thread carries the B of the
+// blocks it has passed, and each prefix must be the blocked fold's (support/blocked_reference.h).
+//
 // Integer sums declared exact take the prefix thread's other path, a tree per run of aggregates,
 // and must give the same prefixes; so must by-key carries (float sums restarting at segment
 // starts, in the one-word segment state), whose runs are folded from their last restart on.
 //
 // Planted bugs, each of which the model must catch: the fold's operands swapped; a tree (for an
-// exact operator) that leaves out a run's last aggregate; a CTA that skips
+// exact operator, or of a block under the blocked association) that leaves out a run's last
+// aggregate; a CTA that skips
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
 // before the value; a producer that refills a stage before the scanner has released it; the
 // first CTA to finish (not the last) clearing the states; a restarting fold blind to restarts;
@@ -33,8 +37,10 @@
 // waiting on a cleared state, and show that way).
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
+#include <spscan/detail/ring/blocked_prefix.h>
 #include <spscan/detail/ring/running_prefix.h>
 
+#include <support/blocked_reference.h>
 #include <support/random.h>
 
 #include <gtest/gtest.h>
@@ -45,6 +51,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -359,6 +366,10 @@ public:
     }
     return current[0];
   }
+  Accum shuffled(int w, int lane) const
+  {
+    return window_[w][lane].value;
+  }
   void pause()
   {
     chaos_.wait_turn();
@@ -474,6 +485,7 @@ struct launch_shape
   int ctas;
   int stages;
   int prefix_turns = 1; // prefix threads per CTA, taking turns
+  bool blocked     = false; // the blocked association (blocked_prefix.h; one prefix thread)
 };
 
 struct launch_outcome
@@ -501,6 +513,10 @@ launch_outcome run_launch(const launch_shape& shape,
   for (std::size_t t = 1; t < tiles; ++t)
   {
     expected[t] = t == 1 ? aggregates[0] : op(expected[t - 1], aggregates[t - 1]);
+  }
+  if (shape.blocked)
+  {
+    expected = spscan_test::reference_blocked_fold(aggregates, false, Accum{}, op).prefix;
   }
   std::vector<std::atomic<int>> scans(tiles);
   for (auto& s : scans)
@@ -635,7 +651,14 @@ launch_outcome run_launch(const launch_shape& shape,
               }
               // The planted skip: the gap starts after the previous tile, leaving out its aggregate.
               const std::size_t gap_start = previous_tile + (bugs.skips_own_aggregate && previous_tile < tile ? 1 : 0);
-              if (turns == 1 || previous_tile == no_more_tiles)
+              if (shape.blocked)
+              {
+                const ring::running_prefix<Accum> found = ring::blocked_prefix_of(states, prefix, tile, fold, lanes);
+                slot.prefix         = found.value;
+                slot.prefix_present = found.present;
+                slot.prefixed.arrive();
+              }
+              else if (turns == 1 || previous_tile == no_more_tiles)
               {
                 ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
                 if (bugs.skips_own_aggregate && prefix.next == tile)
@@ -661,9 +684,12 @@ launch_outcome run_launch(const launch_shape& shape,
                 };
                 ring::fold_gap_onto(states, gap_start, tile, previous_prefix, prefix, fold, lanes);
               }
-              slot.prefix = prefix.value;
-              slot.prefix_present = prefix.present;
-              slot.prefixed.arrive();
+              if (!shape.blocked)
+              {
+                slot.prefix         = prefix.value;
+                slot.prefix_present = prefix.present;
+                slot.prefixed.arrive();
+              }
             }
             else if (role == 2)
             {
@@ -683,7 +709,8 @@ launch_outcome run_launch(const launch_shape& shape,
               if (tile > 0 && (!slot.prefix_present || !same_bits(slot.prefix, expected[tile])))
               {
                 ++wrong;
-                report("tile " + std::to_string(tile) + ": prefix is not the left fold of the aggregates before it");
+                report("tile " + std::to_string(tile) + ": prefix is not the " + (shape.blocked ? "blocked" : "left")
+                       + " fold of the aggregates before it");
               }
               scans[tile].fetch_add(1);
               ch.step();
@@ -777,7 +804,7 @@ std::string describe(const launch_shape& s, std::uint64_t seed, const launch_out
 {
   std::ostringstream text;
   text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, " << s.prefix_turns
-       << " prefix threads, seed " << seed << ": hung "
+       << " prefix threads" << (s.blocked ? ", blocked association" : "") << ", seed " << seed << ": hung "
        << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
        << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
   return text.str();
@@ -790,10 +817,20 @@ const launch_shape shapes[] = {{40, 1, 3},     {97, 3, 3},     {150, 4, 6},    {
                                {40, 1, 3, 2},  {97, 3, 3, 2},  {150, 4, 6, 2}, {64, 7, 4, 2},  {200, 5, 8, 2},
                                {300, 70, 3, 2}};
 
-template <class Inner, class Accum, class Op>
-void expect_clean_schedules(Op op, int seeds_per_shape)
+// The blocked association: one prefix thread; gaps of one tile, of a few, and of more blocks than
+// the lanes reach (two windows: 64 tiles), so that a prefix thread passes several blocks a read
+// and needs more than one read for a gap.
+const launch_shape blocked_shapes[] = {{40, 1, 3, 1, true},
+                                       {97, 3, 3, 1, true},
+                                       {150, 4, 6, 1, true},
+                                       {200, 5, 8, 1, true},
+                                       {400, 70, 3, 1, true},
+                                       {700, 40, 4, 1, true}};
+
+template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
+void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tried)[Shapes] = shapes)
 {
-  for (const launch_shape& shape : shapes)
+  for (const launch_shape& shape : tried)
   {
     for (int i = 0; i < seeds_per_shape; ++i)
     {
@@ -805,14 +842,14 @@ void expect_clean_schedules(Op op, int seeds_per_shape)
 }
 
 // A planted bug must show in at least one of a few schedules.
-template <class Inner, class Accum, class Op>
-void expect_caught(Op op, const planted& bugs, const char* what)
+template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
+void expect_caught(Op op, const planted& bugs, const char* what, const launch_shape (&tried)[Shapes] = shapes)
 {
   bool caught = false;
   std::string last;
   for (int i = 0; i < 6 && !caught; ++i)
   {
-    for (const launch_shape& shape : shapes)
+    for (const launch_shape& shape : tried)
     {
       const std::uint64_t seed = 1000 + static_cast<std::uint64_t>(i);
       // A bug that breaks the barriers' phases shows as a hang: a short deadline finds it.
@@ -926,6 +963,45 @@ TEST(RingModel, CatchesStatesClearedByTheFirstCtaToFinish)
   planted bugs;
   bugs.first_finisher_clears = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "kept storage cleared while other CTAs still read it");
+}
+
+// The blocked association (blocked_prefix.h): each prefix the blocked fold's, bit for bit.
+TEST(RingModel, BlockedPrefixesOfAffineMapsInPackedStatesAreTheBlockedFoldUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<affine>, affine>(affine_then{}, 4, blocked_shapes);
+}
+
+TEST(RingModel, BlockedPrefixesOfMatrixProductsInSplitStatesAreTheBlockedFoldUnderAdversarialSchedules)
+{
+  expect_clean_schedules<split_tile_state<mat2>, mat2>(mat2_product{}, 2, blocked_shapes);
+}
+
+#if SPSCAN_HAS_WORD128
+TEST(RingModel, BlockedDoubleSumPrefixesKeepTheBlockedFoldsBitsUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<double>, double>(double_plus{}, 4, blocked_shapes);
+}
+#endif
+
+TEST(RingModel, CatchesABlockedFoldWhoseTreesLeaveOutALane)
+{
+  planted bugs;
+  bugs.tree_drops_last_of_run = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked fold whose trees drop their last lane", blocked_shapes);
+}
+
+TEST(RingModel, CatchesSwappedOperandsInTheBlockedFold)
+{
+  planted bugs;
+  bugs.swapped_operands = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the blocked fold's operands swapped", blocked_shapes);
+}
+
+TEST(RingModel, CatchesABlockedSplitPublicationWhoseStatusPrecedesItsValue)
+{
+  planted bugs;
+  bugs.status_before_value = true;
+  expect_caught<split_tile_state<mat2>, mat2>(mat2_product{}, bugs, "the status published before the value", blocked_shapes);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 // paths its schedules exercised.
 #pragma once
 
+#include <spscan/detail/engine/blocked_association.h>
 #include <spscan/detail/engine/look_back.h>
 #include <spscan/detail/engine/tile_state.h>
 
@@ -56,7 +57,7 @@ public:
   {}
 
   template <class State>
-  void load(const State& state, long long first_tile)
+  void load(const State& state, long long first_tile, long long end)
   {
     walked_back_ = loads_ > 0 && first_tile < first_tile_;
     walks_back_ += walked_back_ ? 1 : 0;
@@ -70,7 +71,7 @@ public:
       for (const int lane : order)
       {
         const long long tile = first_tile - static_cast<long long>(lanes) * w + lane;
-        if (tile >= 0)
+        if (tile >= 0 && tile < end)
         {
           window_[w][lane] = state.load(static_cast<std::size_t>(tile));
         }
@@ -134,6 +135,18 @@ public:
   Accum value(int w, int lane) const
   {
     return window_[w][lane].value;
+  }
+
+  // The blocked association's tree of lanes [0, run) (engine/blocked_association.h).
+  template <class Op>
+  Accum tree(int w, int run, Op& op) const
+  {
+    Accum values[lanes];
+    for (int lane = 0; lane < lanes; ++lane)
+    {
+      values[lane] = window_[w][lane].value;
+    }
+    return run > 0 ? spscan::detail::leading_tree(values, run, op) : values[0];
   }
 
   void pause()

@@ -9,7 +9,8 @@
 //     tile's aggregate, then calls `tile.exchange(aggregate)` (every data thread, once), which
 //     publishes the aggregate (A), meets the look-back warp, publishes the inclusive prefix (P)
 //     and returns the exclusive prefix; with it, the program finishes the tile (scans it, writes
-//     it out).
+//     it out). Under the blocked association (blocked_association.h) a tile publishes P only at
+//     the end of its block of 32, and the first tile publishes its A as every other does.
 // A single tile skips 1, 2 and the publications, and needs no temporary storage (launch.h).
 //  4. Where the storage is kept for the next call (temporary_storage.h), the last CTA to finish
 //     clears the counters and tile statuses, so that the next call needs no memset first.
@@ -30,6 +31,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/blocked_look_back.h>
 #include <spscan/detail/engine/look_back.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -109,7 +111,8 @@ __device__ bool initial_prefix_exists(const typename Program::params& p)
 template <class Program>
 constexpr int cta_threads_of = data_threads_of<Program> + warp_threads;
 
-// The warp as seen by the look-back: lane l of window w reads tile first - 32 w + l.
+// The warp as seen by the look-back: lane l of window w reads tile first - 32 w + l where that
+// lies in [0, end).
 template <class Accum, int Depth>
 struct warp_lanes
 {
@@ -120,14 +123,14 @@ struct warp_lanes
   unsigned pause_ns = 0;
 
   template <class State>
-  __device__ void load(const State& state, long long first)
+  __device__ void load(const State& state, long long first, long long end)
   {
     const long long lane_tile = first + static_cast<long long>(threadIdx.x % warp_threads);
 #pragma unroll
     for (int w = 0; w < Depth; ++w)
     {
       const long long tile = lane_tile - static_cast<long long>(warp_threads) * w;
-      if (tile >= 0)
+      if (tile >= 0 && tile < end)
       {
         mine[w] = state.load(static_cast<std::size_t>(tile));
       }
@@ -167,6 +170,12 @@ struct warp_lanes
       }
     }
     return cub::ShuffleIndex<warp_threads>(v, from_lane, 0xffffffffu);
+  }
+  // The blocked association's tree of lanes [0, run) (engine/blocked_association.h).
+  template <class Op>
+  __device__ Accum tree(int w, int run, Op& op) const
+  {
+    return warp_leading_tree(snapshot(w).value, run, op);
   }
   // Exponential back-off keeps polling from flooding L2 while predecessors finish.
   __device__ void pause()
@@ -250,7 +259,8 @@ public:
   // exclusive prefix (defined where has_prefix()).
   __device__ carry exchange(const carry& aggregate) const
   {
-    const bool leader = threadIdx.x == 0;
+    constexpr bool blocked = blocked_association_of<typename Program::tuning>::value;
+    const bool leader      = threadIdx.x == 0;
     auto op           = Program::carry_op(p_.program);
     if (leader)
     {
@@ -258,7 +268,7 @@ public:
     }
     if (leader && p_.tiles > 1)
     {
-      if (tile_ == 0)
+      if (tile_ == 0 && !blocked)
       {
         p_.tiles_state.publish(0, status_prefix, first_inclusive_prefix(aggregate, op));
       }
@@ -277,7 +287,7 @@ public:
     {
       prefix = Program::initial_prefix(p_.program);
     }
-    if (leader && tile_ > 0)
+    if (leader && tile_ > 0 && (!blocked || tile_ % association_block == association_block - 1))
     {
       p_.tiles_state.publish(tile_, status_prefix, op(prefix, aggregate));
     }
@@ -338,9 +348,22 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
     if (tile > 0)
     {
       warp_lanes<carry, tuning::look_back_depth> lanes;
-      auto op            = Program::carry_op(p.program);
-      const carry prefix = exclusive_prefix_of<carry, tree_fold_of<tuning>::value, absorbing_of<Program>>(
-        p.tiles_state, static_cast<long long>(tile), op, lanes);
+      auto op = Program::carry_op(p.program);
+      carry prefix;
+      if constexpr (blocked_association_of<tuning>::value)
+      {
+        maybe_value<carry> initial{{}, initial_prefix_exists<Program>(p.program)};
+        if (initial.present)
+        {
+          initial.value = Program::initial_prefix(p.program);
+        }
+        prefix = blocked_exclusive_prefix_of(p.tiles_state, static_cast<long long>(tile), initial, op, lanes);
+      }
+      else
+      {
+        prefix = exclusive_prefix_of<carry, tree_fold_of<tuning>::value, absorbing_of<Program>>(
+          p.tiles_state, static_cast<long long>(tile), op, lanes);
+      }
       if (thread % warp_threads == 0)
       {
         *reinterpret_cast<carry*>(shared.prefix) = prefix;

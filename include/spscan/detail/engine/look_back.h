@@ -26,8 +26,8 @@
 // `Lanes` abstracts the warp so that the same code runs on the device (lanes are the 32 threads
 // of a warp) and on the host (one thread plays all 32 lanes). It provides:
 //   static constexpr int depth                        windows per read
-//   void load(const State&, long long first_tile)     lane l of window w reads tile
-//                                                     first_tile - 32 w + l (if >= 0)
+//   void load(const State&, long long first_tile,     lane l of window w reads tile
+//             long long end)                          first_tile - 32 w + l (if in [0, end))
 //   std::uint32_t mask(int w, tile_status) const      lanes of window w whose snapshot has that status
 //   std::uint32_t published_where(int w, Pred) const  lanes of window w holding an A or a P whose
 //                                                     value satisfies Pred (absorbing carries only)
@@ -168,7 +168,7 @@ SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile,
   int found_lane  = -1;
   for (;;)
   {
-    lanes.load(state, first);
+    lanes.load(state, first, tile);
     bool blocked = false;
 #pragma unroll
     for (int w = 0; w < Lanes::depth; ++w)
@@ -204,7 +204,7 @@ SPSCAN_HOST_DEVICE Accum exclusive_prefix_of(const State& state, long long tile,
   fold_read<false, TreeFold, Absorbing>(prefix, found_w, found_lane + 1, op, lanes);
   for (first += span; first < tile; first += span)
   {
-    lanes.load(state, first);
+    lanes.load(state, first, tile);
     fold_read<true, TreeFold, Absorbing>(prefix, Lanes::depth - 1, 0, op, lanes);
   }
   return prefix;

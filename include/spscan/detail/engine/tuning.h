@@ -43,7 +43,10 @@ constexpr int max3(int a, int b, int c)
 //  - v6 (bench/scan_timeline.cu): 160 bytes per thread at the same 5 CTAs per SM gave int32 2^28
 //    0.742 against 0.737-0.744 at 128 (144 bytes: 0.66); 272 bytes for 8-byte types 0.79 against
 //    0.83-0.84 at 256. Look-back depth 1 / 2 / 4 / 8 at int32 2^28: 0.744 / 0.746 / 0.730 / 0.711.
-template <int Widest, int BytesPerThread, int MinCtasPerSm>
+//  - Blocked: the tiles' aggregates combine in the blocked association (blocked_association.h)
+//    instead of the left fold: another association, so another shape for an operator whose
+//    grouping shows in its bits.
+template <int Widest, int BytesPerThread, int MinCtasPerSm, bool Blocked = false>
 struct tile_shape
 {
   static constexpr int threads          = 256;
@@ -53,6 +56,7 @@ struct tile_shape
   static constexpr int tile_items       = threads * items;
   static constexpr int look_back_depth  = 2;
   static constexpr int min_ctas_per_sm  = MinCtasPerSm;
+  static constexpr bool blocked_association = Blocked;
 };
 
 template <class InputValue, class Accum, class OutputValue>
@@ -71,15 +75,28 @@ template <class InputValue, class Accum, class OutputValue, int Widest = widest_
 struct reduced_scan_tuning : tile_shape<Widest, 128, Widest == 8 ? 4 : 5>
 {};
 
-// The ring engine's shape (ring/): scan_tuning's, except for 8-byte types under an exactly
-// associative operator (exact_association.h), which take reduced_scan_tuning's 4096-element tiles:
-// 32 KiB, so 6 stages in the ring where the 64 KiB tile leaves 3. The tile cannot change such an
+// 8-byte scans from blocked_input_bytes under an operator whose grouping shows in its bits
+// (doubles): 32 KiB tiles whose aggregates combine in the blocked association, on both engines.
+// In 64 KiB tiles under the left fold, doubles ran at 0.90-0.915 of copy on the H200's ring, 5 %
+// of it waiting for other CTAs' aggregates; 32 KiB tiles give the ring 6 stages instead of 3, and
+// the blocked association keeps their more frequent prefixes from a chain of one step per tile
+// (bench/NOTES.md v58).
+template <int Widest>
+using blocked_scan_tuning = tile_shape<Widest, 128, 4, true>;
+
+constexpr std::size_t blocked_input_bytes = std::size_t{8} << 20;
+
+// The ring engine's shape (ring/): scan_tuning's, except for 8-byte types: under an exactly
+// associative operator (exact_association.h) reduced_scan_tuning's 4096-element tiles: 32 KiB,
+// so 6 stages in the ring where the 64 KiB tile leaves 3. The tile cannot change such an
 // operator's bits, so both engines still give the same results (H200, bench/NOTES.md v33: int64
-// 2^28 0.89 -> 0.96 of copy); floating-point sums keep the tile whose association they carry.
+// 2^28 0.89 -> 0.96 of copy). Under any other operator blocked_scan_tuning, which the classic
+// engine takes too from the same size (scan_program.h).
 template <class InputValue, class Accum, class OutputValue, bool ExactOperator>
-using ring_scan_tuning = ::cuda::std::conditional_t<ExactOperator && widest_of<InputValue, Accum, OutputValue> == 8,
-                                                   reduced_scan_tuning<InputValue, Accum, OutputValue>,
-                                                   scan_tuning<InputValue, Accum, OutputValue>>;
+using ring_scan_tuning = ::cuda::std::conditional_t<
+  widest_of<InputValue, Accum, OutputValue> == 8,
+  ::cuda::std::conditional_t<ExactOperator, reduced_scan_tuning<InputValue, Accum, OutputValue>, blocked_scan_tuning<8>>,
+  scan_tuning<InputValue, Accum, OutputValue>>;
 
 // The classic engine's shapes for small inputs: more, smaller tiles, each loaded and scanned
 // sooner, on more SMs. A floating-point result's association follows the tile, and the tile now
@@ -111,6 +128,18 @@ template <class Tuning>
 struct min_ctas_per_sm_of<Tuning, ::cuda::std::void_t<decltype(Tuning::min_ctas_per_sm)>>
 {
   static constexpr int value = Tuning::min_ctas_per_sm;
+};
+
+// Tuning::blocked_association where a tuning names it, else false.
+template <class Tuning, class = void>
+struct blocked_association_of
+{
+  static constexpr bool value = false;
+};
+template <class Tuning>
+struct blocked_association_of<Tuning, ::cuda::std::void_t<decltype(Tuning::blocked_association)>>
+{
+  static constexpr bool value = Tuning::blocked_association;
 };
 
 // Tuning::tree_fold where a tuning names it, else false. True makes the look-back combine a

@@ -494,6 +494,13 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
   with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
     using program      = typename decltype(shape)::type;
     using ring_program = ring_scan_program_for<Kind, Accum, InputIt, OutputIt, Op, Init>;
+    using tuning       = typename program::tuning;
+    const std::size_t bytes = n * tuning::widest;
+    // A shape in the blocked association serves from blocked_input_bytes on, on either engine
+    // (tuning.h, blocked_scan_tuning), where the device's own shape is the 64 KiB one.
+    constexpr bool blocked_shape_exists = blocked_association_of<typename ring_program::tuning>::value
+                                       && tuning::bytes_per_thread > blocked_scan_tuning<8>::bytes_per_thread;
+    const bool in_blocked_shape = blocked_shape_exists && bytes >= blocked_input_bytes;
     // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
     // bits as the classic engine's either way. Inputs staged element by element stay on the
     // classic engine: on the ring they measured 0.84-0.97x of it at 2^26-2^28 (H200 and H100:
@@ -501,22 +508,29 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
     // stage; bench/NOTES.md v12, v48, v49).
     if constexpr (ring_program::ring_input_kind != ring_input::staged)
     {
-      if (ring_program::ring_serves(params)
+      if ((!blocked_association_of<typename ring_program::tuning>::value || in_blocked_shape)
+          && ring_program::ring_serves(params)
           && ring::launch_ring<ring_program>(policy, params, n, ring_program::ring_source(params), params.out))
       {
         return;
       }
     }
+    const auto launch_in = [&](auto shape) {
+      using shaped_program = scan_program_for<Kind, Accum, typename decltype(shape)::type, InputIt, OutputIt, Op, Init>;
+      launch_single_pass<shaped_program>(policy, params, n);
+    };
+    if constexpr (blocked_shape_exists)
+    {
+      if (in_blocked_shape)
+      {
+        launch_in(::cuda::std::type_identity<typename ring_program::tuning>{});
+        return;
+      }
+    }
     // Small inputs in smaller tiles (tuning.h, small_scan_tuning); one tile keeps the one-tile path.
-    using tuning = typename program::tuning;
     if constexpr (tuning::widest <= 8)
     {
-      const auto launch_in = [&](auto shape) {
-        using small_program = scan_program_for<Kind, Accum, typename decltype(shape)::type, InputIt, OutputIt, Op, Init>;
-        launch_single_pass<small_program>(policy, params, n);
-      };
       const bool several_tiles = n > static_cast<std::size_t>(tuning::tile_items);
-      const std::size_t bytes  = n * tuning::widest;
       if (several_tiles && bytes <= small_input_bytes)
       {
         launch_in(::cuda::std::type_identity<small_scan_tuning<tuning::widest>>{});

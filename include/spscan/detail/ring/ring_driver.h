@@ -66,6 +66,7 @@
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
+#include <spscan/detail/ring/blocked_prefix.h>
 #include <spscan/detail/ring/running_prefix.h>
 #include <spscan/detail/ring/tensor_map.h>
 
@@ -169,9 +170,11 @@ struct ring_layout
 
   // Each prefix warp's window values, after the stages' controls, where its fold shares them.
   using carry_op = ::cuda::std::remove_cvref_t<decltype(Program::carry_op(::cuda::std::declval<typename Program::params&>()))>;
-  static constexpr int prefix_windows = prefix_read_windows<carry, carry_op, prefix_warps>;
+  static constexpr bool blocked = blocked_association_of<typename Program::tuning>::value;
+  static_assert(!blocked || prefix_warps == 1, "the blocked association's prefix is carried by a single warp");
+  static constexpr int prefix_windows = blocked ? blocked_prefix_windows : prefix_read_windows<carry, carry_op, prefix_warps>;
   using lane_values                   = shared_lane_values<carry, prefix_windows>;
-  static constexpr std::size_t lane_values_bytes = prefix_folds_lanes<carry, carry_op> ? sizeof(lane_values) : 0;
+  static constexpr std::size_t lane_values_bytes = !blocked && prefix_folds_lanes<carry, carry_op> ? sizeof(lane_values) : 0;
 
   static constexpr std::size_t alignment_slack = 1024;
 
@@ -451,7 +454,8 @@ private:
   // then take the prefix of the tile before, which the warp before writes into that tile's stage
   // (it stays there until this warp's own prefix is written: the stage is refilled only after its
   // scan, which needs prefixes in order). (A single warp waiting for its whole gap before folding
-  // measured slower for the scans, bench/NOTES.md v17.)
+  // measured slower for the scans, bench/NOTES.md v17.) Under the blocked association the single
+  // warp carries the B of the blocks it has passed instead (blocked_prefix.h).
   __device__ void prefix_warp(int turn)
   {
     auto op                  = Program::carry_op(p_.program);
@@ -486,7 +490,15 @@ private:
       {
         return;
       }
-      if (layout::prefix_warps == 1 || previous == no_more_tiles)
+      if constexpr (layout::blocked)
+      {
+        const running_prefix<carry> found = blocked_prefix_of(p_.tiles_state, prefix, tile, op, lanes);
+        if (threadIdx.x % warp_threads == 0 && found.present)
+        {
+          *reinterpret_cast<carry*>(c.prefix) = found.value;
+        }
+      }
+      else if (layout::prefix_warps == 1 || previous == no_more_tiles)
       {
         fold_aggregates_until(p_.tiles_state, prefix, tile, op, lanes);
       }
@@ -511,7 +523,7 @@ private:
       }
       if (threadIdx.x % warp_threads == 0)
       {
-        if (prefix.present)
+        if (!layout::blocked && prefix.present)
         {
           *reinterpret_cast<carry*>(c.prefix) = prefix.value;
         }

@@ -21,16 +21,18 @@
 //   void share(int w)                  makes window w's values readable by value(), once a read
 //   Accum value(int w, int lane)       that lane's value as of window w's last share(), in every
 //                                      lane (a window not shared since the read gives stale values)
-//   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in any
-//                                      association (used only for exactly associative operators,
-//                                      engine/exact_association.h, where it equals the left fold);
-//                                      any value where run is 0 (the caller ignores it)
+//   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in the
+//                                      tree of engine/blocked_association.h (for exactly associative
+//                                      operators, engine/exact_association.h, it equals the left fold;
+//                                      the blocked association is defined by it); any value where run
+//                                      is 0 (the caller ignores it)
 //   void pause()                       back off before reading again
 //   std::uint32_t which(int w, pred)   lanes of window w whose value satisfies pred (used only for
 //                                      operators that restart, below)
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/blocked_association.h>
 #include <spscan/detail/engine/exact_association.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -55,9 +57,12 @@ namespace spscan::detail::ring
 //    132 CTAs (int8 / int16 scans at 2^28 on the H200 0.83 / 0.88 -> 0.89 / 0.94 of copy).
 //  - A single warp folding in order carries of up to 4 bytes (floats, user operators): 5 too, one
 //    round a gap instead of two (bench/NOTES.md v41); larger carries (doubles, by-key carries): 4.
+//  - A single warp under the blocked association (blocked_prefix.h): 5, trees side by side too.
 template <class Accum, class Op, int PrefixWarps>
 inline constexpr int prefix_read_windows =
   PrefixWarps > 1 ? 8 : (exactly_associative<Accum, Op> || sizeof(Accum) <= 4 ? 5 : 4);
+
+inline constexpr int blocked_prefix_windows = 5;
 
 // The prefix a warp carries: the fold of every aggregate before `next`, if there is one (a scan
 // without init has none before its first tile).
@@ -402,18 +407,11 @@ public:
   template <class Op>
   __device__ Accum reduce(int w, int run, Op& op) const
   {
-    const int lane = static_cast<int>(threadIdx.x % warp_threads);
-    Accum total    = snapshot(w).value;
-#pragma unroll
-    for (int offset = 1; offset < warp_threads; offset *= 2)
-    {
-      const Accum later = cub::ShuffleDown<warp_threads>(total, offset, warp_threads - 1, 0xffffffffu);
-      if (lane + offset < run)
-      {
-        total = op(total, later);
-      }
-    }
-    return cub::ShuffleIndex<warp_threads>(total, 0, 0xffffffffu);
+    return warp_leading_tree(snapshot(w).value, run, op);
+  }
+  __device__ Accum shuffled(int w, int lane) const
+  {
+    return cub::ShuffleIndex<warp_threads>(snapshot(w).value, lane, 0xffffffffu);
   }
   // Short pauses: the aggregates waited for are those of tiles being reduced at this moment.
   __device__ void pause()

@@ -1,0 +1,86 @@
+// The ring engine's prefix warp under the blocked association (engine/blocked_association.h): a
+// CTA carries B of the last block it has passed, and finds a tile's prefix from it.
+//
+// The running prefix (running_prefix.h's struct) holds B(k - 1) with next == 32k: every aggregate
+// before block k is in it. For the CTA's next tile t, in block m, the warp reads blocks k .. m
+// (window w covering block k + w, lanes up to the tile), adds each whole block before m onto B
+// (its tree of 31, then its last aggregate) and returns B(m - 1) combined with the tree of block
+// m's lanes before t; the running prefix stays at B(m - 1). The windows' trees are shuffled side
+// by side (independent), and the steps between them are two a block: a gap of ~132 tiles is ~5
+// trees and ~10 steps where the left fold takes ~132 steps in order (bench/NOTES.md v58). The
+// reads of the blocks already passed before the CTA's previous tile are repeated; they are
+// published and cost no wait.
+//
+// Lanes as for fold_aggregates_until (running_prefix.h), plus
+//   Accum shuffled(int w, int lane)   that lane's value of window w's read, in every lane
+#pragma once
+
+#include <spscan/detail/config.h>
+#include <spscan/detail/engine/blocked_association.h>
+#include <spscan/detail/ring/running_prefix.h>
+
+namespace spscan::detail::ring
+{
+
+// Advances `running` (B(k - 1), next == 32k) to the block of `tile` and returns the tile's prefix
+// (absent only for tile 0 without an initial value). Called by a whole warp with the same
+// arguments; every lane ends with the result.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class State, class Accum, class Op>
+SPSCAN_HOST_DEVICE running_prefix<Accum>
+blocked_prefix_of(const State& states, running_prefix<Accum>& running, std::size_t tile, Op& op, Lanes& lanes)
+{
+  constexpr std::size_t block_tiles = association_block;
+  const std::size_t tile_block      = tile / block_tiles;
+  const int j                       = static_cast<int>(tile % block_tiles);
+  for (;;)
+  {
+    const std::size_t first_block = running.next / block_tiles;
+    lanes.load(states, running.next, tile);
+    int needed[Lanes::windows];
+    Accum trees[Lanes::windows];
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      const std::size_t block = first_block + static_cast<std::size_t>(w);
+      needed[w]               = block < tile_block ? association_block : (block == tile_block ? j : -1);
+      trees[w]                = lanes.reduce(w, needed[w] == association_block ? association_block - 1 : needed[w], op);
+    }
+    bool stopped    = false;
+    bool progressed = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (stopped || needed[w] < 0)
+      {
+        stopped = true;
+        continue;
+      }
+      if (leading_run(lanes.published(w)) < needed[w])
+      {
+        stopped = true;
+        continue;
+      }
+      maybe_value<Accum> before{running.value, running.present};
+      if (needed[w] == association_block)
+      {
+        before          = block_prefix_after(before, trees[w], lanes.shuffled(w, association_block - 1), op);
+        running.value   = before.value;
+        running.present = true;
+        running.next += block_tiles;
+        progressed = true;
+      }
+      else
+      {
+        const maybe_value<Accum> prefix = tile_prefix_after(before, j, trees[w], op);
+        return {prefix.value, prefix.present, running.next};
+      }
+    }
+    if (!progressed)
+    {
+      lanes.pause(); // an aggregate of these blocks is being reduced right now
+    }
+  }
+}
+
+} // namespace spscan::detail::ring
