@@ -4,7 +4,9 @@
 A ring CTA finds tile t's prefix from its previous tile p's prefix and the aggregates of the
 tiles between p and t (ring/running_prefix.h). For every tile of the middle half of the run, this
 prints when the later of the two was there (counted from t's id), and how long the prefix warp
-took from then to t's prefix: the second is the prefix warp's own time per tile.
+took from then to t's prefix: the second is the prefix warp's own time per tile. Then the run's
+ends: when each CTA's first tile was loaded, how long its last tile took from loaded to stored
+(the drain), and the span against the time all tiles take at the steady rate of loads.
 
 Usage: bench/ring_trace_gaps.py DIR/ring-<case>-<log2n>.csv [...]
 """
@@ -44,6 +46,29 @@ def report(path):
     print("  id -> the previous tile's prefix (us)          ", percentiles(previous_ready))
     print("  later of the two -> this tile's prefix (us)    ", percentiles(own_time))
     print("  tiles whose gap came after the previous prefix  %.2f" % gap_last_share)
+    report_ends(rows)
+
+
+def report_ends(rows):
+    """The run's start and drain, per CTA (times in the CSV count from the first id)."""
+    by_cta = {}
+    for row in rows:
+        by_cta.setdefault(row["cta"], []).append(row)
+    at = lambda row, stage: int(row[stage]) / 1000
+    first_loaded = [min(at(r, "loaded") for r in mine) for mine in by_cta.values()]
+    last_tiles = [max(mine, key=lambda r: int(r["id"])) for mine in by_cta.values()]
+    drain = [at(r, "done") - at(r, "loaded") for r in last_tiles]
+    last_wait = [at(r, "prefix") - at(r, "aggregate") for r in last_tiles]
+    counts = [len(mine) for mine in by_cta.values()]
+    loaded = sorted(at(r, "loaded") for r in rows)
+    low, high = len(loaded) // 5, 4 * len(loaded) // 5
+    rate = (high - low) / (loaded[high] - loaded[low])  # tiles a us, middle 60 % of the loads
+    span = max(at(r, "done") for r in rows)
+    print("  tiles a CTA                                     %d .. %d" % (min(counts), max(counts)))
+    print("  first tile loaded (us)                         ", percentiles(first_loaded))
+    print("  last tile: loaded -> stored (us)               ", percentiles(drain))
+    print("  last tile: aggregate -> prefix (us)            ", percentiles(last_wait))
+    print("  span %.1f us; all tiles at the steady rate (%.1f a us) %.1f us" % (span, rate, len(rows) / rate))
 
 
 if __name__ == "__main__":

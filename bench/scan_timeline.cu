@@ -18,10 +18,11 @@
 // The ring section traces the ring engine's tiles the same way (ring/ring_driver.h: the producer's
 // id, loaded, aggregate published, prefix found by the prefix warp, scan squad started, done) for
 // the scan, the selection and the by-key scan, and shows whether the ring ran full
-// (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for).
+// (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
+// and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28.
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, ring, ring8, ringgen, small, latency, depth, fold,
+//        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ringgen, small, latency, depth, fold,
 //        shape or mid)
 
 static const char* bench_name = "scan_timeline";
@@ -859,6 +860,41 @@ void ring_eight_byte_section(cudaStream_t stream, const std::string& csv_dir)
   }
 }
 
+// Goal 2's cells: scans of every 1-, 2- and 4-byte type at 2^26 on the ring (64 MiB of int8: ~15
+// tiles a CTA, so the ring's start and drain weigh), and at 2^28 for the steady state beside them.
+// The CSVs say when each CTA's first tile was loaded and its last one stored (bench/NOTES.md,
+// "Where a 2^26 scan's time goes on the ring").
+template <class T>
+void ring_narrow_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
+{
+  namespace sd        = spscan::detail;
+  const std::size_t n = std::size_t{1} << log2n;
+  T *in = nullptr, *out = nullptr;
+  check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+  bench::fill_random<<<1024, 256, 0, stream>>>(in, n, 93);
+  check(cudaGetLastError(), "fill");
+  const double copy_ms =
+    median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, 30);
+  using program = sd::scan_program_for<sd::scan_kind::inclusive, T, traced<sd::scan_tuning<T, T, T>>, const T*, T*, thrust::plus<T>>;
+  const auto params = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<const T*>(in), n, out, thrust::plus<T>{}, T{});
+  ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()),
+                           copy_ms, stream, csv_dir);
+  cudaFree(in);
+  cudaFree(out);
+}
+
+void ring_narrow_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  for (const int log2n : {26, 28})
+  {
+    ring_narrow_case<std::int8_t>("scan int8", log2n, stream, csv_dir);
+    ring_narrow_case<std::int16_t>("scan int16", log2n, stream, csv_dir);
+    ring_narrow_case<std::int32_t>("scan int32", log2n, stream, csv_dir);
+    ring_narrow_case<float>("scan float", log2n, stream, csv_dir);
+  }
+}
+
 // A generated input on the ring (a counting_iterator: no reads, the reduce squad computes each
 // tile), against a memset of the output: the library's 32 KiB tiles, the same with two prefix
 // warps, and 64 KiB tiles (an exact operator: any tile gives the same bits). A write-only tile
@@ -897,7 +933,7 @@ void ring_generated_section(cudaStream_t stream, const std::string& csv_dir)
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, ring, ring8, ringgen, small, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, ring8, ring26, ringgen, small, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -907,7 +943,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ringgen|small|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ring26|ringgen|small|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -931,6 +967,10 @@ int main(int argc, char** argv)
   if (section("ring8"))
   {
     ring_eight_byte_section(stream, csv_dir);
+  }
+  if (section("ring26"))
+  {
+    ring_narrow_section(stream, csv_dir);
   }
   if (section("ringgen"))
   {
