@@ -1588,6 +1588,13 @@ TEST(BlockedLookBackModel, FloatSumsArePublishedBitwiseAsTheBlockedFoldUnderEver
   expect_bitwise_blocked_fold<packed_float, float>(float_plus{}, random_float);
 }
 
+// Segment carries (a by-key scan's): the blocked look-back ignores absorbing carries, and the
+// segmented operator's tree still gives the blocked fold's bits.
+TEST(BlockedLookBackModel, SegmentCarriesArePublishedBitwiseAsTheBlockedFoldUnderEverySchedule)
+{
+  expect_bitwise_blocked_fold<packed_segment, segment_float>(segment_float_then{}, random_segment_float);
+}
+
 template <class Inner, class Accum, class Op, class MakeData>
 void expect_blocked_bug_caught(const Op& op, MakeData make_data, planted_bugs bugs, const char* what)
 {

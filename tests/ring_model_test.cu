@@ -983,6 +983,12 @@ TEST(RingModel, BlockedDoubleSumPrefixesKeepTheBlockedFoldsBitsUnderAdversarialS
 }
 #endif
 
+TEST(RingModel, BlockedSegmentCarryPrefixesKeepTheBlockedFoldsBitsUnderAdversarialSchedules)
+{
+  float_plus inner;
+  expect_clean_schedules<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, 4, blocked_shapes);
+}
+
 TEST(RingModel, CatchesABlockedFoldWhoseTreesLeaveOutALane)
 {
   planted bugs;

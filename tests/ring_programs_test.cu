@@ -242,10 +242,9 @@ using by_key_program_for = typename sd::scan_by_key_shapes<Exclusive, T, const K
 
 // Runs the by-key scan of `keys` / `values` on the classic engine, then on the ring with every
 // option; every ring result must carry the classic result's bits. Returns the classic result.
-template <bool Exclusive, class K, class T>
+template <bool Exclusive, class K, class T, class program = by_key_program_for<Exclusive, K, T>>
 std::vector<T> expect_by_key_ring_matches_classic(const std::vector<K>& host_keys, const std::vector<T>& host_values, T init)
 {
-  using program = by_key_program_for<Exclusive, K, T>;
   static_assert(program::runs_on_ring, "raw, aligned keys and values take the ring");
   const std::size_t n = host_keys.size();
   const thrust::device_vector<K> keys(host_keys.begin(), host_keys.end());
@@ -366,6 +365,72 @@ TEST(RingScanByKey, double_values_from_head_words_keep_the_classic_bits)
 TEST(RingScanByKey, float_values_keep_the_classic_bits)
 {
   expect_ring_by_key_floats_keep_the_classic_bits<float>(1e-4);
+}
+
+// Double values from 8 MiB take the blocked shape (32 KiB tiles, blocked association): the ring's
+// bits are the classic engine's in that shape, for segments shorter than a tile, longer than a
+// block of tiles, and one segment, inclusive and exclusive with init.
+template <bool Exclusive>
+using blocked_by_key_program = sd::scan_by_key_program_for<Exclusive, double, sd::blocked_scan_by_key_tuning<double>, const int*, const double*, double*,
+                                                           thrust::equal_to<int>, thrust::plus<double>>;
+
+TEST(RingScanByKey, double_values_in_the_blocked_shape_keep_the_classic_bits)
+{
+  static_assert(sd::blocked_association_of<blocked_by_key_program<false>::tuning>::value);
+  SKIP_WITHOUT_RING(blocked_by_key_program<false>);
+  for (const std::size_t n : ring_sizes<blocked_by_key_program<false>>())
+  {
+    for (const double mean : {8.0, 200000.0, 0.0})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", mean segment " << mean);
+      const std::vector<int> host_keys =
+        mean > 0 ? spscan_test::random_segment_keys<int>(n, mean, seed) : std::vector<int>(n, 7);
+      const std::vector<double> host_values = spscan_test::random_values<double>(n, seed + 1);
+      expect_by_key_ring_matches_classic<false, int, double, blocked_by_key_program<false>>(host_keys, host_values, 0.0);
+      expect_by_key_ring_matches_classic<true, int, double, blocked_by_key_program<true>>(host_keys, host_values, 0.625);
+    }
+  }
+}
+
+// The public entry point gives double values the blocked shape from 8 MiB on (either engine; the
+// classic engine's result in that shape is the reference), and the 64 KiB shape just below.
+TEST(RingScanByKey, public_calls_with_double_values_take_the_blocked_shape_from_8_MiB)
+{
+  SPSCAN_REQUIRE_GPU();
+  using blocked = blocked_by_key_program<false>;
+  using usual   = sd::scan_by_key_program_for<false, double, sd::scan_by_key_tuning<double>, const int*, const double*, double*,
+                                              thrust::equal_to<int>, thrust::plus<double>>;
+  const std::size_t at_the_bound = sd::blocked_input_bytes / sizeof(double);
+  for (const std::size_t n : {at_the_bound - 5, at_the_bound + 3})
+  {
+    if (n > spscan_test::max_test_elements())
+    {
+      continue;
+    }
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<int> host_keys      = spscan_test::random_segment_keys<int>(n, 300000.0, seed);
+    const std::vector<double> host_values = spscan_test::random_values<double>(n, seed + 1);
+    const thrust::device_vector<int> keys(host_keys.begin(), host_keys.end());
+    const thrust::device_vector<double> values(host_values.begin(), host_values.end());
+    thrust::device_vector<double> out(n);
+    const auto classic_in = [&](auto program_tag) {
+      using program = typename decltype(program_tag)::type;
+      const typename program::params p{thrust::raw_pointer_cast(keys.data()), thrust::raw_pointer_cast(values.data()),
+                                       thrust::raw_pointer_cast(out.data()), n, thrust::equal_to<int>{}, thrust::plus<double>{},
+                                       0.0, nullptr, true, true};
+      auto policy = thrust::cuda::par.on(0);
+      poison(out);
+      sd::launch_single_pass<program>(policy, p, n);
+      return to_host(out);
+    };
+    const std::vector<double> expected = n >= at_the_bound ? classic_in(::cuda::std::type_identity<blocked>{})
+                                                           : classic_in(::cuda::std::type_identity<usual>{});
+    poison(out);
+    spscan::inclusive_scan_by_key(thrust::device, keys.begin(), keys.end(), values.begin(), out.begin());
+    expect_bitwise_equal(expected, to_host(out), n >= at_the_bound ? "the blocked shape's classic result" : "the 64 KiB shape's classic result");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

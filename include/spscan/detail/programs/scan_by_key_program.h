@@ -20,6 +20,7 @@
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/block_scan.h>
+#include <spscan/detail/engine/exact_association.h>
 #include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/temporary_storage.h>
@@ -519,6 +520,14 @@ template <class Accum>
 struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
 {};
 
+// 8-byte values under an operator whose grouping shows in its bits (doubles), from
+// blocked_input_bytes of values: 32 KiB tiles whose carries combine in the blocked association
+// (engine/blocked_association.h), on both engines, as the doubles' plain scans do (bench/NOTES.md
+// v59).
+template <class Accum>
+struct blocked_scan_by_key_tuning : tile_shape<int(sizeof(Accum)), 128, 3, true>
+{};
+
 // Fewer elements a thread, for inputs of a few tiles (scan_by_key_on_device).
 template <class Accum, int Items>
 struct small_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), int(sizeof(Accum)) * Items>
@@ -671,6 +680,18 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
       if (tiles > 1 && tiles <= 32)
       {
         launch_in_small_tiles(::cuda::std::integral_constant<int, 16>{});
+        return;
+      }
+    }
+    if constexpr (sizeof(Accum) == 8 && !exactly_associative<Accum, Op>
+                  && tuning::bytes_per_thread > blocked_scan_by_key_tuning<Accum>::bytes_per_thread)
+    {
+      if (n * sizeof(Accum) >= blocked_input_bytes)
+      {
+        // (The value type through the program, so that the shape is named only where it exists.)
+        using value = decltype(program::carry::value);
+        launch_scan_by_key<
+          scan_by_key_program_for<Exclusive, Accum, blocked_scan_by_key_tuning<value>, KeysIt, ValuesIt, OutputIt, Pred, Op>>(policy, p);
         return;
       }
     }
