@@ -18,7 +18,9 @@
 // (no stage refilled before its release), and every tile is scanned exactly once.
 //
 // Under the blocked association (ring/blocked_prefix.h) a single prefix thread carries the B of the
-// blocks it has passed, and each prefix must be the blocked fold's (support/blocked_reference.h).
+// blocks it has passed, and each prefix must be the blocked fold's (support/blocked_reference.h);
+// carries of up to 8 bytes (affine maps, doubles) take a read's trees side by side, larger ones
+// (matrix products) one window at a time.
 //
 // Integer sums declared exact take the prefix thread's other path, a tree per run of aggregates,
 // and must give the same prefixes; so must by-key carries (float sums restarting at segment
@@ -994,6 +996,17 @@ TEST(RingModel, CatchesABlockedFoldWhoseTreesLeaveOutALane)
   planted bugs;
   bugs.tree_drops_last_of_run = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked fold whose trees drop their last lane", blocked_shapes);
+}
+
+// Carries of more than 8 bytes take their trees one window at a time (blocked_prefix.h): the same
+// planted tree, on that path.
+static_assert(ring::blocked_trees_side_by_side<affine> && !ring::blocked_trees_side_by_side<mat2>);
+TEST(RingModel, CatchesABlockedFoldWhoseTreesLeaveOutALaneOneWindowAtATime)
+{
+  planted bugs;
+  bugs.tree_drops_last_of_run = true;
+  expect_caught<split_tile_state<mat2>, mat2>(mat2_product{}, bugs, "a blocked fold whose trees, one window at a time, drop their last lane",
+                                              blocked_shapes);
 }
 
 TEST(RingModel, CatchesSwappedOperandsInTheBlockedFold)

@@ -22,6 +22,21 @@
 namespace spscan::detail::ring
 {
 
+// Whether a read's trees are shuffled side by side (all computed before any is folded, so that
+// their shuffles overlap) or one window at a time. Side by side for carries of up to 8 bytes:
+// doubles one at a time lost 3 % at 2^26-2^30 (H200: 0.928 -> 0.897 of copy at 2^26). Larger
+// carries (a by-key scan's segment carry of an 8-byte value) one at a time: five trees of them
+// side by side took the ring kernel to its register cap and spilled (bench/NOTES.md v61).
+template <class Accum>
+inline constexpr bool blocked_trees_side_by_side = sizeof(Accum) <= 8;
+
+// The tree a window takes: 31 lanes of a whole block (its last aggregate follows the tree, B's
+// definition), the lanes before the tile in the tile's own block, none past it.
+SPSCAN_HOST_DEVICE constexpr int tree_run(int needed)
+{
+  return needed == association_block ? association_block - 1 : needed;
+}
+
 // Advances `running` (B(k - 1), next == 32k) to the block of `tile` and returns the tile's prefix
 // (absent only for tile 0 without an initial value). Called by a whole warp with the same
 // arguments; every lane ends with the result.
@@ -38,33 +53,41 @@ blocked_prefix_of(const State& states, running_prefix<Accum>& running, std::size
     const std::size_t first_block = running.next / block_tiles;
     lanes.load(states, running.next, tile);
     int needed[Lanes::windows];
-    Accum trees[Lanes::windows];
+    Accum trees[Lanes::windows]; // side by side only
 #pragma unroll
     for (int w = 0; w < Lanes::windows; ++w)
     {
       const std::size_t block = first_block + static_cast<std::size_t>(w);
       needed[w]               = block < tile_block ? association_block : (block == tile_block ? j : -1);
-      trees[w]                = lanes.reduce(w, needed[w] == association_block ? association_block - 1 : needed[w], op);
+      if constexpr (blocked_trees_side_by_side<Accum>)
+      {
+        trees[w] = lanes.reduce(w, tree_run(needed[w]), op);
+      }
     }
     bool stopped    = false;
     bool progressed = false;
 #pragma unroll
     for (int w = 0; w < Lanes::windows; ++w)
     {
-      if (stopped || needed[w] < 0)
+      if (stopped || needed[w] < 0 || leading_run(lanes.published(w)) < needed[w])
       {
         stopped = true;
         continue;
       }
-      if (leading_run(lanes.published(w)) < needed[w])
-      {
-        stopped = true;
-        continue;
-      }
+      const Accum tree = [&] {
+        if constexpr (blocked_trees_side_by_side<Accum>)
+        {
+          return trees[w];
+        }
+        else
+        {
+          return lanes.reduce(w, tree_run(needed[w]), op);
+        }
+      }();
       maybe_value<Accum> before{running.value, running.present};
       if (needed[w] == association_block)
       {
-        before          = block_prefix_after(before, trees[w], lanes.shuffled(w, association_block - 1), op);
+        before          = block_prefix_after(before, tree, lanes.shuffled(w, association_block - 1), op);
         running.value   = before.value;
         running.present = true;
         running.next += block_tiles;
@@ -72,7 +95,7 @@ blocked_prefix_of(const State& states, running_prefix<Accum>& running, std::size
       }
       else
       {
-        const maybe_value<Accum> prefix = tile_prefix_after(before, j, trees[w], op);
+        const maybe_value<Accum> prefix = tile_prefix_after(before, j, tree, op);
         return {prefix.value, prefix.present, running.next};
       }
     }
