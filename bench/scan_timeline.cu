@@ -19,10 +19,11 @@
 // id, loaded, aggregate published, prefix found by the prefix warp, scan squad started, done) for
 // the scan, the selection and the by-key scan, and shows whether the ring ran full
 // (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
-// and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28.
+// and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28,
+// ringbk8 for by-key scans of double values.
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ringgen, small, latency, depth, fold,
+//        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ringbk8, ringgen, small, latency, depth, fold,
 //        shape or mid)
 
 static const char* bench_name = "scan_timeline";
@@ -860,6 +861,68 @@ void ring_eight_byte_section(cudaStream_t stream, const std::string& csv_dir)
   }
 }
 
+// Keys of segments `1 << shift` long (shift 0..): key i is i >> shift.
+__global__ void fill_run_keys(int* keys, std::size_t n, int shift)
+{
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+  {
+    keys[i] = static_cast<int>(i >> shift);
+  }
+}
+
+// By-key scans of double values by int keys on the ring (goal 4): the library's shape from 8 MiB
+// (v61: 32 KiB value tiles under the blocked association, the prefix warp's trees one window at a
+// time) with one segment and with segments of 8, beside the shape before it (64 KiB value tiles
+// folded in order, behind the segment-head pass). v62 found the blocked shape bound at ~2.5 us a
+// tile; the trace says whether that is the prefix warp (id -> prefix) or the tile's own work.
+void ring_by_key_double_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  namespace sd = spscan::detail;
+  for (const int log2n : {26, 28})
+  {
+    const std::size_t n = std::size_t{1} << log2n;
+    int* keys           = nullptr;
+    double *in = nullptr, *out = nullptr;
+    check(cudaMalloc(&keys, n * sizeof(int)), "cudaMalloc");
+    check(cudaMalloc(&in, n * sizeof(double)), "cudaMalloc");
+    check(cudaMalloc(&out, n * sizeof(double)), "cudaMalloc");
+    bench::fill_random<<<1024, 256, 0, stream>>>(in, n, 95);
+    check(cudaGetLastError(), "fill");
+    // Keys and values read, values written: 20 bytes an element, a copy of 16 scaled by 20 / 16.
+    const double roofline =
+      median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * 8, cudaMemcpyDeviceToDevice, stream), "copy"); }, 30) * 1.25;
+    const auto by_key = [&](auto tag, const char* name) {
+      using program = typename decltype(tag)::type;
+      const typename program::params params{keys, in, out, n, {}, {}, 0.0, nullptr, true, true};
+      ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()),
+                               roofline, stream, csv_dir);
+    };
+    using blocked_shape = sd::scan_by_key_program<traced<sd::blocked_scan_by_key_tuning<double>>, const int*, const double*, double*, double,
+                                                  thrust::equal_to<int>, thrust::plus<double>, false>;
+    using folded_shape  = sd::scan_by_key_program<traced<sd::scan_by_key_tuning<double>>, const int*, const double*, double*, double,
+                                                  thrust::equal_to<int>, thrust::plus<double>, false>;
+    for (const int shift : {-1, 3})
+    {
+      if (shift < 0)
+      {
+        check(cudaMemsetAsync(keys, 0, n * sizeof(int), stream), "memset");
+      }
+      else
+      {
+        fill_run_keys<<<1024, 256, 0, stream>>>(keys, n, shift);
+        check(cudaGetLastError(), "fill keys");
+      }
+      const std::string segments = shift < 0 ? "one-segment" : "segments-of-8";
+      by_key(type_tag<blocked_shape>{}, ("by-key-double-blocked-32KiB-" + segments).c_str());
+      by_key(type_tag<folded_shape>{}, ("by-key-double-in-order-64KiB-" + segments).c_str());
+    }
+    cudaFree(keys);
+    cudaFree(in);
+    cudaFree(out);
+  }
+}
+
 // Goal 2's cells: scans of every 1-, 2- and 4-byte type at 2^26 on the ring (64 MiB of int8: ~15
 // tiles a CTA, so the ring's start and drain weigh), and at 2^28 for the steady state beside them.
 // The CSVs say when each CTA's first tile was loaded and its last one stored (bench/NOTES.md,
@@ -933,7 +996,7 @@ void ring_generated_section(cudaStream_t stream, const std::string& csv_dir)
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, ring, ring8, ring26, ringgen, small, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, ring8, ring26, ringbk8, ringgen, small, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -943,7 +1006,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ring26|ringgen|small|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ring26|ringbk8|ringgen|small|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -971,6 +1034,10 @@ int main(int argc, char** argv)
   if (section("ring26"))
   {
     ring_narrow_section(stream, csv_dir);
+  }
+  if (section("ringbk8"))
+  {
+    ring_by_key_double_section(stream, csv_dir);
   }
   if (section("ringgen"))
   {
