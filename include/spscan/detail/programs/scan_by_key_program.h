@@ -522,8 +522,10 @@ struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
 
 // 8-byte values under an operator whose grouping shows in its bits (doubles), from
 // blocked_input_bytes of values: 32 KiB tiles whose carries combine in the blocked association
-// (engine/blocked_association.h), on both engines, as the doubles' plain scans do (bench/NOTES.md
-// v59).
+// (engine/blocked_association.h), on both engines, as the doubles' plain scans do; the ring's
+// prefix warp takes these 16-byte carries' trees one window at a time (ring/blocked_prefix.h).
+// H200, one segment: 2^20 0.85x -> 0.96x of CUB, 2^22-2^24 0.92-0.94x -> 1.00x (bench/NOTES.md
+// v61; v59, the same shape with the trees side by side, spilled and lost).
 template <class Accum>
 struct blocked_scan_by_key_tuning : tile_shape<int(sizeof(Accum)), 128, 3, true>
 {};
