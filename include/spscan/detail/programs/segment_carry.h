@@ -17,11 +17,19 @@
 namespace spscan::detail
 {
 
+// The head flag: a whole 32-bit word beside an 8-byte value (the carry stays 16 bytes, the word
+// taking the bool's padding), else a bool. A bool byte inside a word costs byte permutes at every
+// shuffle, combine and select of the carry: the by-key double ring kernel ran ~150 of them a tile
+// in its prefix warp alone (H200, by-key doubles from 2^24 0.79-0.88 -> 0.82-0.91 of copy,
+// bench/NOTES.md v69). For 4-byte values the word measured slower (int32 segments -3 %).
+template <class Accum>
+using segment_head_flag = ::cuda::std::conditional_t<sizeof(Accum) >= 8, std::uint32_t, bool>;
+
 template <class Accum>
 struct segment_carry
 {
   Accum value;
-  bool head;
+  segment_head_flag<Accum> head; // 0 or 1
 };
 
 // The carries' combine, from the user's op: op(earlier, later) only, never on a value that is
