@@ -559,6 +559,15 @@ using spscan::detail::segment_carry;
 static_assert(runs_on_kernel<std::remove_cv_t<decltype(thrust::device)>, segment_carry<double>>);
 static_assert(runs_on_kernel<std::remove_cv_t<decltype(thrust::device)>, segment_carry<spscan_test::matrix2>>);
 static_assert(!runs_on_kernel<std::remove_cv_t<decltype(thrust::host)>, segment_carry<int>>);
+// The head flag takes the value's padding and nothing more: a double's carry stays 16 bytes, and a
+// byte-aligned value of 31 bytes keeps a 32-byte carry, which the kernel still serves.
+struct bytes31
+{
+  unsigned char byte[31];
+};
+static_assert(sizeof(segment_carry<double>) == 16 && sizeof(segment_carry<int>) == 8);
+static_assert(sizeof(segment_carry<bytes31>) == 32);
+static_assert(runs_on_kernel<std::remove_cv_t<decltype(thrust::device)>, segment_carry<bytes31>>);
 struct key32
 {
   long long part[4];

@@ -17,13 +17,16 @@
 namespace spscan::detail
 {
 
-// The head flag: a whole 32-bit word beside an 8-byte value (the carry stays 16 bytes, the word
-// taking the bool's padding), else a bool. A bool byte inside a word costs byte permutes at every
-// shuffle, combine and select of the carry: the by-key double ring kernel ran ~150 of them a tile
-// in its prefix warp alone (H200, by-key doubles from 2^24 0.79-0.88 -> 0.82-0.91 of copy,
-// bench/NOTES.md v69). For 4-byte values the word measured slower (int32 segments -3 %).
+// The head flag: a whole 32-bit word beside a value of 8 bytes or more aligned to 4 or more (the
+// word takes exactly the bool's padding, so the carry keeps its size), else a bool. A bool byte
+// inside a word costs byte permutes at every shuffle, combine and select of the carry: the by-key
+// double ring kernel ran ~150 of them a tile in its prefix warp alone (H200, by-key doubles from
+// 2^24 0.79-0.88 -> 0.82-0.91 of copy, bench/NOTES.md v69). For 4-byte values the word measured
+// slower (int32 segments -3 %); beside a byte-aligned value it would grow the carry by up to three
+// bytes, past the kernel's accumulator limit for values of 29-31 bytes (route.h).
 template <class Accum>
-using segment_head_flag = ::cuda::std::conditional_t<sizeof(Accum) >= 8, std::uint32_t, bool>;
+using segment_head_flag =
+  ::cuda::std::conditional_t<sizeof(Accum) >= 8 && alignof(Accum) >= 4, std::uint32_t, bool>;
 
 template <class Accum>
 struct segment_carry
