@@ -347,6 +347,17 @@ sanitizer_filter() { # sanitizer_filter <program name> <tool>
   esac
 }
 
+# GoogleTest shards a program runs in under a tool, each its own sanitizer run at the same time as
+# the others (1: the whole program in one run). Under racecheck the ring programs' tests take
+# ~200 s in one run (every shared-memory access of the ring's stages instrumented), past a run's
+# time limit when eight runs share the host; in four shards each takes under a minute.
+sanitizer_shards() { # sanitizer_shards <program name> <tool>
+  case "$1:$2" in
+    ring_programs_test:racecheck) echo 4 ;;
+    *) echo 1 ;;
+  esac
+}
+
 # Programs that make no CUDA call at all (host fallback, the protocol model, the host models of the
 # ablation bench's block scans, its CSV, the version, the exact-operator trait): compute-sanitizer
 # refuses them ("terminated before first instrumented API call"), so they are not run under it.
@@ -370,22 +381,33 @@ find_sanitizer() {
   return 1
 }
 
-# One run, in the background; writes <log> and <log>.rc.
-sanitizer_run() { # sanitizer_run <sanitizer> <tool> <program> <log> <seconds>
-  local sanitizer=$1 tool=$2 program=$3 log=$4 limit=$5
-  local name filter max_elements calls
+# One run (shard <shard> of <shards>), in the background; writes <log> and <log>.rc.
+sanitizer_run() { # sanitizer_run <sanitizer> <tool> <program> <log> <seconds> <shard> <shards>
+  local sanitizer=$1 tool=$2 program=$3 log=$4 limit=$5 shard=$6 shards=$7
+  local name filter max_elements calls part=""
   name=$(basename "$program")
   filter=$(sanitizer_filter "$name" "$tool")
   max_elements=$(sanitizer_max_elements "$tool")
   calls=$(sanitizer_stress_calls "$tool")
+  ((shards > 1)) && part=", shard $((shard + 1)) of $shards"
   {
-    echo "######## $tool: $name (filter '$filter', SPSCAN_TEST_MAX_ELEMENTS=$max_elements," \
+    echo "######## $tool: $name (filter '$filter'$part, SPSCAN_TEST_MAX_ELEMENTS=$max_elements," \
       "SPSCAN_STRESS_CALLS=$calls, timeout ${limit}s)"
-    SPSCAN_TEST_MAX_ELEMENTS=$max_elements SPSCAN_STRESS_CALLS=$calls \
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard \
+      SPSCAN_TEST_MAX_ELEMENTS=$max_elements SPSCAN_STRESS_CALLS=$calls \
       timeout -k 10 "$limit" "$sanitizer" --tool "$tool" $( [ "$tool" = memcheck ] && echo --leak-check full) \
       --error-exitcode 1 --print-limit 20 "$program" --gtest_filter="$filter"
     echo "$?" > "$log.rc"
   } > "$log" 2>&1
+}
+
+# The log of a program's run under a tool, or of one of its shards.
+sanitizer_log_of() { # sanitizer_log_of <logs dir> <tool> <program> <shard> <shards>
+  if (($5 > 1)); then
+    echo "$1/$2.$(basename "$3").shard$4.log"
+  else
+    echo "$1/$2.$(basename "$3").log"
+  fi
 }
 
 # Errors a sanitizer log reports: racecheck's hazard errors, or the tools' error summary.
@@ -434,10 +456,13 @@ phase_sanitizer() {
   rm -rf "$logs"
   mkdir -p "$logs"
   # Memcheck runs are queued first: if time runs out, the most informative tool is complete.
-  local jobs=()
+  local jobs=() shards shard
   for tool in "${sanitizer_tools[@]}"; do
     for program in "${programs[@]}"; do
-      jobs+=("$tool $program")
+      shards=$(sanitizer_shards "$(basename "$program")" "$tool")
+      for ((shard = 0; shard < shards; ++shard)); do
+        jobs+=("$tool $shard $shards $program")
+      done
     done
   done
   # Stop starting runs 20 s before the budget ends, to leave time for the summary.
@@ -445,10 +470,9 @@ phase_sanitizer() {
   note "compute-sanitizer: ${#jobs[@]} runs, $sanitizer_jobs at a time, until $((deadline - start))s -> $sanitizer_log"
   local job
   for job in "${jobs[@]}"; do
-    tool=${job%% *}
-    program=${job#* }
+    read -r tool shard shards program <<< "$job"
     local log
-    log="$logs/$tool.$(basename "$program").log"
+    log=$(sanitizer_log_of "$logs" "$tool" "$program" "$shard" "$shards")
     while (($(jobs -rp | wc -l) >= sanitizer_jobs)); do
       wait -n
     done
@@ -459,7 +483,7 @@ phase_sanitizer() {
       continue
     fi
     local limit=$((left < sanitizer_run_timeout ? left : sanitizer_run_timeout))
-    sanitizer_run "$sanitizer" "$tool" "$program" "$log" "$limit" &
+    sanitizer_run "$sanitizer" "$tool" "$program" "$log" "$limit" "$shard" "$shards" &
   done
   wait
 
@@ -468,17 +492,17 @@ phase_sanitizer() {
   # threads run at once) is repeated once, alone; the repeat counts, and both attempts go to the
   # merged log.
   for job in "${jobs[@]}"; do
-    tool=${job%% *}
-    program=${job#* }
+    read -r tool shard shards program <<< "$job"
     local log
-    log="$logs/$tool.$(basename "$program").log"
+    log=$(sanitizer_log_of "$logs" "$tool" "$program" "$shard" "$shards")
     if [ "$(cat "$log.rc" 2> /dev/null)" != "0" ] && grep -q 'Internal Sanitizer Error' "$log" &&
       ! grep -qE '^========= (Invalid|Barrier|Uninitialized|Race|Error:)' "$log"; then
       local left=$((deadline - SECONDS))
       ((left < 15)) && continue
       mv "$log" "$log.first"
       sanitizer_problems+="  $tool $(basename "$program"): internal sanitizer error, repeated alone (result below)"$'\n'
-      sanitizer_run "$sanitizer" "$tool" "$program" "$log" $((left < sanitizer_run_timeout ? left : sanitizer_run_timeout))
+      sanitizer_run "$sanitizer" "$tool" "$program" "$log" $((left < sanitizer_run_timeout ? left : sanitizer_run_timeout)) \
+        "$shard" "$shards"
     fi
   done
 
@@ -488,35 +512,48 @@ phase_sanitizer() {
   for tool in "${sanitizer_tools[@]}"; do
     local runs=0 clean=0 errors=0 failing=0 timeouts=0 skipped=0
     for program in "${programs[@]}"; do
-      local name log rc
+      # A program's shards count as one run: clean when every shard is.
+      local name log shards shard r e=0 f=0 rc=0 summaries=1 timed_out=0 not_run=0
       name=$(basename "$program")
-      log="$logs/$tool.$name.log"
-      if [ -f "$log.first" ]; then
-        { echo "######## first attempt, not counted (internal sanitizer error; repeated alone below):"; cat "$log.first"; } >> "$sanitizer_log"
-      fi
-      cat "$log" >> "$sanitizer_log" 2> /dev/null
-      rc=$(cat "$log.rc" 2> /dev/null || echo "missing")
-      if [ "$rc" = "budget" ]; then
+      shards=$(sanitizer_shards "$name" "$tool")
+      for ((shard = 0; shard < shards; ++shard)); do
+        log=$(sanitizer_log_of "$logs" "$tool" "$program" "$shard" "$shards")
+        if [ -f "$log.first" ]; then
+          { echo "######## first attempt, not counted (internal sanitizer error; repeated alone below):"; cat "$log.first"; } >> "$sanitizer_log"
+        fi
+        cat "$log" >> "$sanitizer_log" 2> /dev/null
+        r=$(cat "$log.rc" 2> /dev/null || echo "missing")
+        if [ "$r" = "budget" ]; then
+          not_run=1
+          continue
+        fi
+        e=$((e + $(sanitizer_errors "$log")))
+        f=$((f + $(gtest_failures "$log")))
+        if [ "$r" = "124" ] || [ "$r" = "137" ]; then
+          timed_out=1
+        elif [ "$r" != "0" ]; then
+          rc=$r
+        fi
+        sanitizer_has_summary "$log" || summaries=0
+      done
+      errors=$((errors + e))
+      ((e > 0)) && overall_ok=0
+      if ((not_run)); then
         skipped=$((skipped + 1))
-        sanitizer_problems+="  $tool $name: not run (time budget)"$'\n'
+        sanitizer_problems+="  $tool $name: not run (time budget; sanitizer errors in what ran: $e)"$'\n'
         continue
       fi
       runs=$((runs + 1))
-      local e f
-      e=$(sanitizer_errors "$log")
-      f=$(gtest_failures "$log")
-      errors=$((errors + e))
-      if [ "$rc" = "124" ] || [ "$rc" = "137" ]; then
+      if ((timed_out)); then
         timeouts=$((timeouts + 1))
         sanitizer_problems+="  $tool $name: timed out (errors so far: $e)"$'\n'
-      elif [ "$rc" = "0" ] && ((e == 0 && f == 0)) && sanitizer_has_summary "$log"; then
+      elif [ "$rc" = "0" ] && ((e == 0 && f == 0 && summaries)); then
         clean=$((clean + 1))
       else
         ((f > 0)) && failing=$((failing + 1))
         sanitizer_problems+="  $tool $name: exit status $rc, $e sanitizer error(s), $f failed test(s)"$'\n'
         overall_ok=0
       fi
-      ((e > 0)) && overall_ok=0
     done
     sanitizer_table+=$'\n'$(printf '  %-10s %5d %6d %7d %14d %9d %8d' \
       "$tool" "$runs" "$clean" "$errors" "$failing" "$timeouts" "$skipped")
