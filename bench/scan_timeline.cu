@@ -653,7 +653,7 @@ void ring_trace_case(const char* name, int log2n, const typename Program::params
 {
   namespace sd              = spscan::detail;
   const std::size_t tiles   = (n + Program::tuning::tile_items - 1) / Program::tuning::tile_items;
-  single_block_allocator alloc(tiles * 32 + (1 << 20) + n / 4); // n / 8: a by-key scan's segment heads
+  single_block_allocator alloc(tiles * 32 + (1 << 20) + n / 4); // room for a by-key scan's heads (n / 8 bytes)
   auto policy               = thrust::cuda::par_nosync(alloc).on(stream);
   bool ran                  = true;
   auto run                  = [&] { ran = sd::ring::launch_ring<Program>(policy, params, n, in, out, &options) && ran; };
