@@ -20,11 +20,12 @@
 // the scan, the selection and the by-key scan, and shows whether the ring ran full
 // (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
 // and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28,
-// ringbk8 for by-key scans of double values.
+// ring22 for scans at mid sizes, the exact ones also with two prefix warps (bench/ring_trace_rounds.py
+// reads them round by round), ringbk8 for by-key scans of double values.
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
-//        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ringbk8, ringgen, small, latency, depth, fold,
-//        shape or mid)
+//        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ring22, ringbk8, ringgen,
+//        small, latency, depth, fold, shape or mid)
 
 static const char* bench_name = "scan_timeline";
 #include "bench_support.h"
@@ -927,7 +928,7 @@ void ring_by_key_double_section(cudaStream_t stream, const std::string& csv_dir)
 // tiles a CTA, so the ring's start and drain weigh), and at 2^28 for the steady state beside them.
 // The CSVs say when each CTA's first tile was loaded and its last one stored (bench/NOTES.md,
 // "Where a 2^26 scan's time goes on the ring").
-template <class T>
+template <class T, bool TwoPrefixWarps = false>
 void ring_narrow_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
 {
   namespace sd        = spscan::detail;
@@ -939,7 +940,8 @@ void ring_narrow_case(const char* name, int log2n, cudaStream_t stream, const st
   check(cudaGetLastError(), "fill");
   const double copy_ms =
     median_ms(stream, [&] { check(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream), "copy"); }, 30);
-  using program = sd::scan_program_for<sd::scan_kind::inclusive, T, traced<sd::scan_tuning<T, T, T>>, const T*, T*, thrust::plus<T>>;
+  using library_shape = sd::scan_program_for<sd::scan_kind::inclusive, T, traced<sd::scan_tuning<T, T, T>>, const T*, T*, thrust::plus<T>>;
+  using program = ::cuda::std::conditional_t<TwoPrefixWarps, with_two_prefix_warps<library_shape>, library_shape>;
   const auto params = sd::make_scan_params<sd::scan_kind::inclusive, T>(static_cast<const T*>(in), n, out, thrust::plus<T>{}, T{});
   ring_trace_case<program>(name, log2n, params, n, in, out, sd::ring::default_ring_options<program>(sd::ring::current_ring_device<program>()),
                            copy_ms, stream, csv_dir);
@@ -955,6 +957,24 @@ void ring_narrow_section(cudaStream_t stream, const std::string& csv_dir)
     ring_narrow_case<std::int16_t>("scan int16", log2n, stream, csv_dir);
     ring_narrow_case<std::int32_t>("scan int32", log2n, stream, csv_dir);
     ring_narrow_case<float>("scan float", log2n, stream, csv_dir);
+  }
+}
+
+// Goal 3's ring cells: scans at 2^22, 2^24 and 2^26 (about 4, 16 and 64 tiles of 32 KiB a CTA
+// for int32), int8 at four times the elements; the exact ones also with two prefix warps taking
+// turns (bench/NOTES.md, ninth session: two lost at every size).
+void ring_mid_section(cudaStream_t stream, const std::string& csv_dir)
+{
+  for (const int log2n : {22, 24, 26})
+  {
+    ring_narrow_case<std::int32_t>("scan int32", log2n, stream, csv_dir);
+    ring_narrow_case<std::int32_t, true>("scan int32, two prefix warps", log2n, stream, csv_dir);
+    ring_narrow_case<float>("scan float", log2n, stream, csv_dir);
+    ring_narrow_case<double>("scan double", log2n, stream, csv_dir);
+    ring_narrow_case<std::int64_t>("scan int64", log2n, stream, csv_dir);
+    ring_narrow_case<std::int64_t, true>("scan int64, two prefix warps", log2n, stream, csv_dir);
+    ring_narrow_case<std::int8_t>("scan int8", log2n + 2, stream, csv_dir);
+    ring_narrow_case<std::int8_t, true>("scan int8, two prefix warps", log2n + 2, stream, csv_dir);
   }
 }
 
@@ -996,7 +1016,7 @@ void ring_generated_section(cudaStream_t stream, const std::string& csv_dir)
 int main(int argc, char** argv)
 {
   std::string csv_dir;
-  std::string only; // one section: trace, ring, ring8, ring26, ringbk8, ringgen, small, latency, depth, fold, shape or mid
+  std::string only; // one section: trace, ring, ring8, ring26, ring22, ringbk8, ringgen, small, latency, depth, fold, shape or mid
   for (int i = 1; i < argc; ++i)
   {
     const std::string arg = argv[i];
@@ -1006,7 +1026,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ring26|ringbk8|ringgen|small|latency|depth|fold|shape|mid]\n");
+      std::fprintf(stderr, "usage: scan_timeline [--csv-dir DIR] [--only trace|ring|ring8|ring26|ring22|ringbk8|ringgen|small|latency|depth|fold|shape|mid]\n");
       return 2;
     }
   }
@@ -1038,6 +1058,10 @@ int main(int argc, char** argv)
   if (section("ringbk8"))
   {
     ring_by_key_double_section(stream, csv_dir);
+  }
+  if (section("ring22"))
+  {
+    ring_mid_section(stream, csv_dir);
   }
   if (section("ringgen"))
   {
