@@ -20,8 +20,8 @@
 // the scan, the selection and the by-key scan, and shows whether the ring ran full
 // (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
 // and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28,
-// ring22 for scans at mid sizes, the exact ones also with two prefix warps (bench/ring_trace_rounds.py
-// reads them round by round), ringbk8 for by-key scans of double values.
+// ring22 for scans at mid sizes, the exact ones also with two prefix warps (ring_trace_gaps.py
+// --rounds reads them round by round), ringbk8 for by-key scans of double values.
 //
 // Usage: scan_timeline [--csv-dir DIR] [--only SECTION]   (DIR gets one CSV per traced case: tile,
 //        sm, the six times in ns; SECTION: trace, ring, ring8, ring26, ring22, ringbk8, ringgen,
