@@ -27,6 +27,7 @@
 #include <spscan/detail/engine/blocked_look_back.h>
 #include <spscan/detail/engine/look_back.h>
 #include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/programs/segment_carry.h>
 
 #include <support/blocked_reference.h>
 #include <support/data.h>
@@ -565,6 +566,9 @@ enum class planted_bug
   empty_read_as_aggregate, // a reader takes an X for an A whose value is garbage
   aggregate_read_as_prefix, // a reader takes an A for a P, so it stops at an A
   publications_lost, // one tile's publications never become visible: its successors wait forever
+  // On storage the last call left (storage_history::left_by_last_call): a reader takes a state
+  // of the last call's epoch for one of this call's, where this call's tile has published nothing.
+  stale_state_read_as_current,
 };
 
 const char* name_of(planted_bug bug)
@@ -576,6 +580,7 @@ const char* name_of(planted_bug bug)
     case planted_bug::empty_read_as_aggregate: return "empty_read_as_aggregate";
     case planted_bug::aggregate_read_as_prefix: return "aggregate_read_as_prefix";
     case planted_bug::publications_lost: return "publications_lost";
+    case planted_bug::stale_state_read_as_current: return "stale_state_read_as_current";
   }
   return "?";
 }
@@ -586,8 +591,16 @@ template <class Inner, class Accum>
 class model_state
 {
 public:
-  model_state(Inner inner, std::uint32_t* split_status_words, planted_bug bug, std::size_t victim_tile)
+  // `inner` reads and writes in `epoch`; `last_call` is the same storage in the epoch before.
+  model_state(Inner inner,
+              Inner last_call,
+              std::uint32_t epoch,
+              std::uint32_t* split_status_words,
+              planted_bug bug,
+              std::size_t victim_tile)
       : inner_(inner)
+      , last_call_(last_call)
+      , epoch_(epoch)
       , split_status_words_(split_status_words)
       , bug_(bug)
       , victim_tile_(victim_tile)
@@ -600,7 +613,8 @@ public:
     {
       if (bug_ == planted_bug::status_before_value)
       {
-        device_atomic_ref<std::uint32_t>(split_status_words_[tile]).store(status, ::cuda::std::memory_order_release);
+        device_atomic_ref<std::uint32_t>(split_status_words_[tile])
+          .store(status_word(status, epoch_), ::cuda::std::memory_order_release);
         if (this_threads_pacer != nullptr)
         {
           this_threads_pacer->gap();
@@ -636,6 +650,12 @@ public:
           snapshot = {status_empty, Accum{}};
         }
         break;
+      case planted_bug::stale_state_read_as_current:
+        if (snapshot.status == status_empty)
+        {
+          snapshot = last_call_.load(tile);
+        }
+        break;
       default: break;
     }
     step_here();
@@ -644,6 +664,8 @@ public:
 
 private:
   Inner inner_;
+  Inner last_call_;
+  std::uint32_t epoch_;
   std::uint32_t* split_status_words_;
   planted_bug bug_;
   std::size_t victim_tile_;
@@ -676,6 +698,15 @@ enum class association
 {
   left_fold,
   blocked,
+};
+
+// What the storage holds when the call starts: all zero (a cleared block, epoch 0), or the states
+// of the call before on the same kept block, this call reading and writing in the next epoch
+// (engine/tile_state.h, engine/launch.h): every tile A or P of that call's values, or X.
+enum class storage_history
+{
+  fresh,
+  left_by_last_call,
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -941,7 +972,8 @@ schedule_outcome run_schedule(const schedule_plan& plan,
                               const Op& op,
                               const planted_bugs& bugs,
                               model_stats& stats,
-                              association order = association::left_fold)
+                              association order       = association::left_fold,
+                              storage_history history = storage_history::fresh)
 {
   const std::size_t tiles = plan.tiles;
 
@@ -949,12 +981,29 @@ schedule_outcome run_schedule(const schedule_plan& plan,
   std::vector<std::uint64_t> status_words((Inner::status_bytes(tiles) + 7) / 8, 0);
   std::vector<std::uint64_t> value_words((Inner::value_bytes(tiles) + 7) / 8);
   std::memset(value_words.data(), spscan_test::poison_byte, value_words.size() * sizeof(std::uint64_t));
-  const Inner inner(status_words.data(), value_words.data());
+  Inner inner(status_words.data(), value_words.data());
+  Inner last_call = inner;
 
   splitmix plan_random(derive_seed(plan.seed, 7));
   const std::size_t victim = plan_random.below(static_cast<std::uint32_t>(tiles - 1));
+  std::uint32_t epoch      = 0;
+  if (history == storage_history::left_by_last_call)
+  {
+    // The last call's states: its own values (the aggregates in reverse), A, P or nothing.
+    epoch = 1 + plan_random.below(Inner::max_epoch < 1000u ? Inner::max_epoch : 1000u);
+    last_call.set_epoch(epoch - 1);
+    for (std::size_t t = 0; t < tiles; ++t)
+    {
+      const std::uint32_t kind = plan_random.below(3);
+      if (kind != 0)
+      {
+        last_call.publish(t, kind == 1 ? status_aggregate : status_prefix, aggregates[tiles - 1 - t]);
+      }
+    }
+    inner.set_epoch(epoch);
+  }
   const model_state<Inner, Accum> state(
-    inner, reinterpret_cast<std::uint32_t*>(status_words.data()), bugs.state, victim);
+    inner, last_call, epoch, reinterpret_cast<std::uint32_t*>(status_words.data()), bugs.state, victim);
 
   // dealt_turns: deal each tile to a random thread; each thread's list comes out increasing.
   std::vector<std::vector<std::size_t>> dealt(plan.threads);
@@ -1230,7 +1279,8 @@ batch_result run_batch(std::uint64_t seed,
                        model_stats& stats,
                        std::size_t max_tiles         = ~std::size_t{0},
                        clock_type::duration deadline = std::chrono::seconds(20),
-                       association order             = association::left_fold)
+                       association order             = association::left_fold,
+                       storage_history history       = storage_history::fresh)
 {
   batch_result result;
   std::vector<Accum> aggregates;
@@ -1241,7 +1291,7 @@ batch_result run_batch(std::uint64_t seed,
     plan.deadline      = deadline;
     splitmix data_random(derive_seed(plan.seed, 3));
     make_data(data_random, plan.tiles, aggregates, init);
-    const schedule_outcome outcome = run_schedule<Inner>(plan, aggregates, init, op, bugs, stats, order);
+    const schedule_outcome outcome = run_schedule<Inner>(plan, aggregates, init, op, bugs, stats, order, history);
     ++result.schedules;
     if (outcome.failed())
     {
@@ -1442,14 +1492,18 @@ TEST(LookBackModel, SegmentCarriesStoppingAtSegmentStartsArePublishedBitwiseAsTh
 // schedules. The library is untouched; the bugs enter through the model's own seams.
 
 template <class Inner, class Accum, class Op, class MakeData>
-void expect_planted_bug_caught(const Op& op, MakeData make_data, planted_bugs bugs, const char* what)
+void expect_planted_bug_caught(const Op& op,
+                               MakeData make_data,
+                               planted_bugs bugs,
+                               const char* what,
+                               storage_history history = storage_history::fresh)
 {
   const std::uint64_t seed = spscan_test::fresh_seed();
   SCOPED_TRACE(testing::Message() << what << ", seed " << seed);
   model_stats stats;
   const batch_result result =
     run_batch<Inner, Accum>(seed, teeth_mix, op, make_data, bugs, true, stats,
-                            ~std::size_t{0}, std::chrono::seconds(5));
+                            ~std::size_t{0}, std::chrono::seconds(5), association::left_fold, history);
   ASSERT_EQ(result.failed, 1u) << "planted bug survived " << result.schedules << " schedules";
   EXPECT_EQ(result.hung, 0u) << "expected wrong values, got a hang: " << result.first_failure;
   EXPECT_TRUE(result.first_failure.find("mismatches") != std::string::npos ||
@@ -1458,6 +1512,91 @@ void expect_planted_bug_caught(const Op& op, MakeData make_data, planted_bugs bu
   const std::string layout = Inner::packed ? "packed" : "split";
   testing::Test::RecordProperty("schedules_until_caught_" + layout, static_cast<int>(result.schedules));
   testing::Test::RecordProperty("report_" + layout, result.first_failure);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Storage kept between calls is not cleared (engine/launch.h): each call reads and writes in the
+// next epoch, and what the last call left in every tile must read as nothing.
+
+template <class T>
+bool same_published_value(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+template <class Value>
+bool same_published_value(const segment_carry<Value>& a, const segment_carry<Value>& b)
+{
+  return a.value == b.value && a.head == b.head; // not their padding
+}
+
+TEST(TileStateEpochs, AStateOfAnotherEpochReadsAsNothingInEveryLayout)
+{
+  const auto check = [](auto state, const auto& value, const char* layout) {
+    SCOPED_TRACE(layout);
+    using State = decltype(state);
+    State earlier = state, current = state, cleared = state;
+    earlier.set_epoch(6);
+    current.set_epoch(7);
+    cleared.set_epoch(0);
+    EXPECT_EQ(current.load(2).status, status_empty) << "a zero word is X in every epoch";
+    earlier.publish(2, status_prefix, value);
+    EXPECT_EQ(earlier.load(2).status, status_prefix);
+    EXPECT_EQ(current.load(2).status, status_empty) << "the last call's P read as this call's";
+    EXPECT_EQ(cleared.load(2).status, status_empty) << "a tagged P read by a call on cleared storage";
+    current.publish(2, status_aggregate, value);
+    const auto read = current.load(2);
+    EXPECT_EQ(read.status, status_aggregate);
+    EXPECT_TRUE(same_published_value(read.value, value));
+    EXPECT_EQ(earlier.load(2).status, status_empty) << "this call's A read by the last call's epoch";
+    State last = state;
+    last.set_epoch(State::max_epoch);
+    last.publish(3, status_aggregate, value);
+    EXPECT_EQ(last.load(3).status, status_aggregate) << "the last epoch a word holds";
+    EXPECT_EQ(current.load(3).status, status_empty);
+  };
+  std::vector<std::uint64_t> words(64, 0), values(64, 0);
+  check(packed_tile_state<float>(words.data(), nullptr), 1.5f, "packed, 64-bit word");
+  std::fill(words.begin(), words.end(), 0);
+  check(packed_tile_state<double>(words.data(), nullptr), 2.5, "packed, 128-bit word");
+  std::fill(words.begin(), words.end(), 0);
+  check(split_tile_state<mat2>(words.data(), values.data()), mat2{{1, 2, 3, 4}}, "split");
+  std::fill(words.begin(), words.end(), 0);
+  check(segment_tile_state<int>(words.data(), nullptr), segment_carry<int>{-9, true}, "segment carry, 64-bit word");
+  std::fill(words.begin(), words.end(), 0);
+  check(segment_tile_state<double>(words.data(), nullptr), segment_carry<double>{0.25, false}, "segment carry, 128-bit word");
+}
+
+TEST(LookBackModel, CallsOnStorageTheLastCallLeftGiveTheLeftFoldInBothLayoutsAndTheBlockedFold)
+{
+  constexpr batch_mix mix{4'900, 80, 20};
+  const std::uint64_t seed = spscan_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << mix.total() << " schedules a layout");
+  model_stats stats;
+  const batch_result packed = run_batch<packed_affine, affine16>(
+    seed, mix, affine16_then{}, affine16_data, {}, false, stats, ~std::size_t{0}, std::chrono::seconds(20),
+    association::left_fold, storage_history::left_by_last_call);
+  EXPECT_EQ(packed.failed, 0u) << packed.first_failure;
+  const batch_result split = run_batch<split_matrix, mat2>(
+    derive_seed(seed, 1), mix, mat2_product{}, mat2_data, {}, false, stats, ~std::size_t{0},
+    std::chrono::seconds(20), association::left_fold, storage_history::left_by_last_call);
+  EXPECT_EQ(split.failed, 0u) << split.first_failure;
+  const batch_result blocked = run_batch<packed_affine, affine16>(
+    derive_seed(seed, 2), mix, affine16_then{}, affine16_data, {}, false, stats, ~std::size_t{0},
+    std::chrono::seconds(20), association::blocked, storage_history::left_by_last_call);
+  EXPECT_EQ(blocked.failed, 0u) << blocked.first_failure;
+  EXPECT_GT(stats.look_backs_that_waited.load(), 0u) << "no look-back met a tile of this call not yet published";
+}
+
+TEST(LookBackModelTeeth, TheLastCallsStatesReadAsThisCallsAreCaughtInBothLayouts)
+{
+  expect_planted_bug_caught<packed_affine, affine16>(affine16_then{}, affine16_data,
+                                                     {planted_bug::stale_state_read_as_current, false},
+                                                     "packed layout, the last call's state read as this call's",
+                                                     storage_history::left_by_last_call);
+  expect_planted_bug_caught<split_matrix, mat2>(mat2_product{}, mat2_data,
+                                                {planted_bug::stale_state_read_as_current, false},
+                                                "split layout, the last call's state read as this call's",
+                                                storage_history::left_by_last_call);
 }
 
 TEST(LookBackModelTeeth, StatusPublishedBeforeItsValueIsCaught)

@@ -8,6 +8,7 @@
 #include <spscan/execution_policy.h>
 #include <spscan/scan.h>
 #include <spscan/temporary_storage.h>
+#include <spscan/detail/engine/launch.h>
 
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -66,6 +67,63 @@ struct refusing_allocator
 
 struct user_policy : thrust::cuda::execution_policy<user_policy>
 {};
+
+// ---------------------------------------------------------------------------------------------
+// The classic engine's calls on kept storage (engine/launch.h, plan_tagged_launch): host logic,
+// run on the CPU. A call that took a stale epoch or a tile counter not where it stands would read
+// the last call's states as its own, or take tile ids past its last tile.
+using spscan::detail::plan_tagged_launch;
+using spscan::detail::storage_tags;
+
+TEST(TaggedStorage, ABlocksFirstCallClearsItThenCallsOfThatSizeRunWithoutClearingEachInTheNextEpoch)
+{
+  const auto first = plan_tagged_launch(storage_tags{}, 0, 4096, 1000, 5);
+  EXPECT_TRUE(first.clear_first);
+  EXPECT_EQ(first.epoch, 1u);
+  EXPECT_EQ(first.first_tile_id, 0u);
+  const auto second = plan_tagged_launch(first.after, 0, 4096, 1000, 7);
+  EXPECT_FALSE(second.clear_first);
+  EXPECT_EQ(second.epoch, 2u);
+  EXPECT_EQ(second.first_tile_id, 5u) << "the first call's five CTAs took ids 0-4";
+  const auto smaller = plan_tagged_launch(second.after, 0, 512, 1000, 2);
+  EXPECT_FALSE(smaller.clear_first);
+  EXPECT_EQ(smaller.epoch, 3u);
+  EXPECT_EQ(smaller.first_tile_id, 12u);
+  EXPECT_EQ(smaller.after.tagged_bytes, 4096u) << "a smaller call keeps what the tags vouch for";
+}
+
+TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsTheIdsNotTheEpochs)
+{
+  const auto larger = plan_tagged_launch(storage_tags{4096, 41, 900}, 0, 8192, 1000, 9);
+  EXPECT_TRUE(larger.clear_first);
+  EXPECT_EQ(larger.epoch, 42u) << "past the cleared bytes nothing is read; the epochs go on";
+  EXPECT_EQ(larger.first_tile_id, 0u) << "the clear zeroes the counter";
+  EXPECT_EQ(larger.after.tagged_bytes, 8192u);
+  EXPECT_EQ(larger.after.next_tile_id, 9u);
+}
+
+TEST(TaggedStorage, AfterTheLastEpochTheNextCallClearsFirstAndStartsAgainAtEpochOne)
+{
+  const auto last = plan_tagged_launch(storage_tags{4096, 999, 77}, 0, 4096, 1000, 3);
+  EXPECT_FALSE(last.clear_first);
+  EXPECT_EQ(last.epoch, 1000u) << "the last epoch a status word holds is used";
+  const auto next = plan_tagged_launch(last.after, 0, 4096, 1000, 3);
+  EXPECT_TRUE(next.clear_first);
+  EXPECT_EQ(next.epoch, 1u);
+  EXPECT_EQ(next.first_tile_id, 0u);
+  EXPECT_EQ(next.after.tagged_bytes, 4096u) << "only the bytes cleared now are vouched for";
+}
+
+TEST(TaggedStorage, StorageARingCallLeftClearedIsUsedWithoutClearing)
+{
+  const auto after_ring = plan_tagged_launch(storage_tags{}, 16384, 4096, 1000, 4);
+  EXPECT_FALSE(after_ring.clear_first);
+  EXPECT_EQ(after_ring.epoch, 1u);
+  EXPECT_EQ(after_ring.first_tile_id, 0u);
+  EXPECT_EQ(after_ring.after.tagged_bytes, 16384u);
+  const auto too_little = plan_tagged_launch(storage_tags{}, 2048, 4096, 1000, 4);
+  EXPECT_TRUE(too_little.clear_first) << "cleared bytes that do not cover the call";
+}
 
 TEST(PooledStorage, PoliciesWithoutAnAllocatorOfTheCallersTakeThePool)
 {
@@ -254,12 +312,14 @@ TEST(PooledStorage, CallsOnOneStreamReuseTheirBlock)
   EXPECT_TRUE(every_block_came_back());
 }
 
-// Storage kept for the next call is left cleared by the kernel, so that call skips the memset:
-// calls queued back to back on one stream, of sizes that grow and shrink (a larger call clears
-// more first) and of types whose tile statuses are laid out differently (8-byte packed, 16-byte
-// packed, split), are all exact. A status or tile counter left over from the call before would
-// make a tile combine a stale prefix or take a tile id past the end.
-TEST(PooledStorage, KeptStorageIsLeftClearedForTheNextCallOnItsStream)
+// Storage kept for the next call is not cleared between calls (the classic engine's calls tag
+// their tile states with the call's epoch and count their tile ids on; a ring call clears what
+// it needs and leaves it cleared): calls queued back to back on one stream, of sizes that grow
+// and shrink (a larger call clears more first), on both engines (up to 2^21 elements), and of
+// types whose tile statuses are laid out differently (8-byte packed, 16-byte packed, split), are
+// all exact. A status of the call before read as this call's, or a tile counter not where the
+// call counts it, would make a tile combine a stale prefix or take a tile id past the end.
+TEST(PooledStorage, KeptStorageCarriesNothingIntoTheNextCallOnItsStream)
 {
   SPSCAN_REQUIRE_GPU();
   const std::size_t top    = std::min<std::size_t>(std::size_t{1} << 21, spscan_test::max_test_elements());

@@ -12,8 +12,12 @@
 //     it out). Under the blocked association (blocked_association.h) a tile publishes P only at
 //     the end of its block of 32, and the first tile publishes its A as every other does.
 // A single tile skips 1, 2 and the publications, and needs no temporary storage (launch.h).
-//  4. Where the storage is kept for the next call (temporary_storage.h), the last CTA to finish
-//     clears the counters and tile statuses, so that the next call needs no memset first.
+//  4. Where the storage is kept for the next call (temporary_storage.h), nothing clears it: the
+//     tile states carry the call's epoch (tile_state.h), so the next call reads this one's as
+//     nothing, and the tile counter, 64 bits, goes on counting (a call's ids start at
+//     first_tile_id); the kernel ends with its last tile, nothing to count or clear (bench/NOTES.md,
+//     tenth session: the count and clear cost a call 1-2 us). Other storage is cleared before
+//     the call (a caller's allocator, a graph), and the counter starts at 0.
 //
 // What travels through the look-back is the program's `carry`, combined by the program's
 // `carry_op` (associative, not necessarily commutative), always as op(earlier, later).
@@ -53,13 +57,16 @@ struct driver_params
   typename Program::params program;
   std::size_t tiles;
   state tiles_state;
-  std::uint32_t* tile_counter; // null when tiles == 1; the CTAs that finished count in the next word
-  // Bytes from tile_counter on that the last CTA to finish clears (the counters and the status
-  // words: tile_storage_layout::zeroed_bytes); 0: none, the next call clears them itself.
+  std::uint32_t* tile_counter; // null when tiles == 1; the CTAs that finished count in its third word
+  // The ring engine's: bytes from tile_counter on that the last CTA to finish clears (the
+  // counters and the status words: tile_storage_layout::zeroed_bytes); 0: none, the next call
+  // clears them itself.
   std::size_t clear_when_done_bytes;
   // Bytes from tile_counter on that the CTAs of a clearing launch clear before any of them reads
   // them (dependent_launch.h, take_cleared_storage); 0: they are clear, or being cleared before.
   std::size_t clear_first_bytes;
+  // The classic engine's 64-bit tile counter before the call's first id (4. above).
+  std::uint64_t first_tile_id = 0;
 };
 
 template <class Program>
@@ -333,10 +340,16 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   {
     if (thread == 0)
     {
-      shared.tile_id = device_atomic_ref<std::uint32_t>(*p.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
+      const std::uint64_t id =
+        device_atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(p.tile_counter)).fetch_add(1, ::cuda::std::memory_order_relaxed);
+      shared.tile_id = static_cast<std::uint32_t>(id - p.first_tile_id);
     }
     __syncthreads();
     tile = shared.tile_id;
+    if (tile >= p.tiles)
+    {
+      __trap(); // the counter is not where the host counted it (launch.h): stop, write nothing
+    }
   }
   if (thread == 0)
   {
@@ -377,9 +390,10 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   Program::run(p.program, shared.program, context);
 }
 
-// 4. above, by every thread once its CTA's tiles are done. A CTA reads tile states only while it
-// works on its tiles; so when every CTA of the grid has counted itself finished, none reads them
-// any more, and the last one clears them.
+// The ring engine's end (ring_driver.h), by every thread once its CTA's tiles are done: where its
+// kept storage is small enough, its last CTA leaves it cleared for the next call. A CTA reads
+// tile states only while it works on its tiles; so when every CTA of the grid has counted itself
+// finished, none reads them any more, and the last one clears them.
 template <class Program>
 __device__ void clear_storage_if_last(const driver_params<Program>& p)
 {
@@ -389,7 +403,7 @@ __device__ void clear_storage_if_last(const driver_params<Program>& p)
   {
     __threadfence(); // this CTA's reads of tile states come before its count
     const std::uint32_t finished_before =
-      device_atomic_ref<std::uint32_t>(p.tile_counter[1]).fetch_add(1, ::cuda::std::memory_order_relaxed);
+      device_atomic_ref<std::uint32_t>(p.tile_counter[2]).fetch_add(1, ::cuda::std::memory_order_relaxed);
     __threadfence(); // and the clearing after every CTA's count
     finished_last = finished_before == gridDim.x - 1;
   }
@@ -413,10 +427,6 @@ SPSCAN_KERNEL void __launch_bounds__(cta_threads_of<Program>, min_ctas_per_sm_of
   extern __shared__ uint4 single_pass_shared_memory[];
   auto& shared = *reinterpret_cast<driver_shared<Program>*>(single_pass_shared_memory);
   run_tile(p, shared);
-  if (p.clear_when_done_bytes != 0)
-  {
-    clear_storage_if_last(p);
-  }
 }
 
 } // namespace spscan::detail

@@ -53,15 +53,80 @@ void prepare_kernel(std::size_t shared_bytes)
 // tiles): at 16 bytes per thread and store, a few stores per thread.
 constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
+// What a classic-engine call on storage kept between calls does (driver.h, 4.): no clearing
+// before or after. It takes the epoch after the last call's and the tile counter where the last
+// call left it (storage_tags). Only where the block holds fewer bytes than the tags vouch for (a
+// larger call, the block's first, or one after other work wrote to it), or the epochs ran out,
+// is it cleared first (a memset): the tags then start from the cleared bytes, the epochs going
+// on or, where they ran out, starting again (a word of any earlier epoch reads as nothing in a
+// later one). Storage a ring call left cleared (`zeroed_bytes`) needs no clearing.
+struct tagged_launch
+{
+  bool clear_first;
+  std::uint32_t epoch;
+  std::uint64_t first_tile_id;
+  storage_tags after; // what the call leaves for the next: each of its CTAs takes one id
+};
+
+inline tagged_launch plan_tagged_launch(
+  storage_tags tags, std::size_t zeroed_bytes, std::size_t needed_bytes, std::uint32_t max_epoch, std::size_t tiles)
+{
+  if (zeroed_bytes >= needed_bytes)
+  {
+    tags = storage_tags{zeroed_bytes, 0, 0};
+  }
+  const bool vouched_for = tags.tagged_bytes >= needed_bytes && tags.epoch < max_epoch;
+  if (!vouched_for)
+  {
+    tags = storage_tags{needed_bytes, tags.epoch >= max_epoch ? 0u : tags.epoch, 0};
+  }
+  return {!vouched_for, tags.epoch + 1, tags.next_tile_id, storage_tags{tags.tagged_bytes, tags.epoch + 1, tags.next_tile_id + tiles}};
+}
+
+// Launches as plan_tagged_launch says where the storage is kept; returns whether it was.
+template <class Program, class Derived, class Launch>
+bool launch_on_tagged_storage(call_storage<Derived>& storage,
+                              driver_params<Program>& p,
+                              std::size_t zeroed,
+                              cudaStream_t stream,
+                              Launch&& launch)
+{
+  if (!storage.kept_between_calls())
+  {
+    return false;
+  }
+  const tagged_launch plan = plan_tagged_launch(
+    storage.tags(), storage.zeroed_bytes(), zeroed, driver_params<Program>::state::max_epoch, p.tiles);
+  p.tiles_state.set_epoch(plan.epoch);
+  p.first_tile_id         = plan.first_tile_id;
+  p.clear_when_done_bytes = 0;
+  p.clear_first_bytes     = 0;
+  if (plan.clear_first)
+  {
+    launch(clear_storage(storage.data(), zeroed, stream, storage_clear::memset_first));
+  }
+  else
+  {
+    launch(storage_launch{storage_launch_kind::plain});
+  }
+  storage.set_tags(plan.after); // reached only once the kernel is launched (a failed launch throws)
+  return true;
+}
+
 // Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1),
 // fills them into `p`, and calls `launch(storage_launch)` (dependent_launch.h), which launches the
-// kernel and returns whether it did. Storage kept for the next call is left cleared by the
-// kernel, up to a size whose clearing by one CTA stays short; then only its first call, or a
-// larger one, is cleared first, as `clear` says (a kernel that clears its storage itself is
+// kernel and returns whether it did. With `tagged` (the classic engine), kept storage is counted
+// on as launch_on_tagged_storage says. Otherwise storage kept for the next call is left cleared
+// by the kernel, up to a size whose clearing by one CTA stays short; then only its first call, or
+// a larger one, is cleared first, as `clear` says (a kernel that clears its storage itself is
 // told how much in p.clear_first_bytes).
 template <class Program, class Derived, class Launch>
-void with_tile_storage(
-  cuda_policy<Derived>& policy, driver_params<Program>& p, cudaStream_t stream, storage_clear clear, Launch&& launch)
+void with_tile_storage(cuda_policy<Derived>& policy,
+                       driver_params<Program>& p,
+                       cudaStream_t stream,
+                       storage_clear clear,
+                       bool tagged,
+                       Launch&& launch)
 {
   using state = typename driver_params<Program>::state;
   const tile_storage_layout<state> layout{p.tiles};
@@ -70,6 +135,11 @@ void with_tile_storage(
   const std::size_t zeroed = layout.zeroed_bytes();
   p.tile_counter          = layout.counter(base);
   p.tiles_state           = layout.state(base);
+  if (tagged && launch_on_tagged_storage(storage, p, zeroed, stream, launch))
+  {
+    storage.set_zeroed_bytes(0);
+    return;
+  }
   p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
   p.clear_first_bytes     = 0;
   if (storage.zeroed_bytes() >= zeroed)
@@ -120,7 +190,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     }
     else
     {
-      with_tile_storage(policy, p, stream, storage_clear::memset_first, [&](const storage_launch& launch) {
+      with_tile_storage(policy, p, stream, storage_clear::memset_first, true, [&](const storage_launch& launch) {
         return launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
       });
     }

@@ -20,8 +20,10 @@
 //    stream may be gone): only a program that uses that many streams pays that wait. Tile states
 //    are small (16 bytes per tile of 4 to 64 KiB of input), so what is kept is small too.
 //  - a kept block remembers how many of its first bytes are zero: a launch whose tile statuses fit
-//    in them needs no memset, and a launch that clears its statuses when done (driver.h) leaves
-//    them zero for the next call.
+//    in them needs no memset, and a launch that clears its statuses when done (the ring's) leaves
+//    them zero for the next call; and what the classic engine's last call left in it
+//    (storage_tags: its epoch and tile counter, launch.h), so that the next such call needs
+//    neither a memset before nor a clear after.
 //  - under stream capture nothing is kept: the allocation and its free become nodes of the graph,
 //    and the memory is the graph's own.
 //  - everything belongs to one context: after cudaDeviceReset the next call starts afresh
@@ -49,6 +51,16 @@ namespace spscan::detail
 template <class Derived>
 constexpr bool takes_pooled_storage = is_thrust_policy_without_allocator<Derived> || is_spscan_policy_without_allocator<Derived>;
 
+// What the classic engine's epochs need to know of a kept block (engine/launch.h): how many of
+// its first bytes hold only zeros and tile states of epochs up to `epoch` (0: nothing known),
+// and where the 64-bit tile counter in them stands.
+struct storage_tags
+{
+  std::size_t tagged_bytes   = 0;
+  std::uint32_t epoch        = 0;
+  std::uint64_t next_tile_id = 0;
+};
+
 // Device memory lent to one call.
 struct storage_block
 {
@@ -57,6 +69,7 @@ struct storage_block
   int device               = 0;
   unsigned long long stream = 0; // the stream's id; 0: a graph's allocation, never kept
   std::size_t zeroed_bytes  = 0; // how many of its first bytes are known to be zero
+  storage_tags tags{};          // what the classic engine's last call left in it (launch.h)
 };
 
 // spscan's kept storage and pools, one set per device and context.
@@ -361,9 +374,12 @@ public:
       if (kept_)
       {
         data_ = kept_->data;
-        // Known zero now; unknown once the call has written to it, until it says otherwise.
+        // Known zero (or tagged) now; unknown once the call has written to it, until it says
+        // otherwise.
         zeroed_bytes_        = kept_->zeroed_bytes;
         kept_->zeroed_bytes = 0;
+        tags_                = kept_->tags;
+        kept_->tags          = storage_tags{};
         return;
       }
     }
@@ -409,10 +425,27 @@ public:
     }
   }
 
+  // What the classic engine's last call on this block left in it (storage_tags), as the call
+  // took it; nothing known for storage not kept.
+  storage_tags tags() const
+  {
+    return tags_;
+  }
+
+  // Tells the next call what this call leaves in the block.
+  void set_tags(const storage_tags& tags)
+  {
+    if (kept_between_calls())
+    {
+      kept_->tags = tags;
+    }
+  }
+
 private:
   cudaStream_t stream_;
   void* data_               = nullptr;
   std::size_t zeroed_bytes_ = 0;
+  storage_tags tags_{};
   std::optional<storage_block> kept_;
   std::optional<temporary_bytes<Derived>> thrust_storage_;
 };

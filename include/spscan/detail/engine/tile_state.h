@@ -12,6 +12,11 @@
 //    value. A and P have separate value slots, so a reader that saw A never reads a slot that a
 //    later P overwrites.
 // Both start from all-zero status words (X == 0), which a memset provides.
+//
+// Epochs: a status word also carries the epoch of the call that wrote it (epoch x 4 + X/A/P), and
+// a reader takes a word of any other epoch for X. So storage kept between calls needs no clearing
+// between them: each call takes the next epoch, and what earlier calls left reads as nothing
+// (launch.h). Epoch 0 is the plain encoding (X, A, P as 0, 1, 2): storage cleared before the call.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -32,6 +37,16 @@ enum tile_status : std::uint32_t
   status_aggregate = 1, // A: value is the tile's own aggregate
   status_prefix    = 2, // P: value is the inclusive prefix through the tile
 };
+
+// A status word of `epoch`, and a word read back as the status it holds for `epoch`.
+SPSCAN_HOST_DEVICE inline std::uint32_t status_word(tile_status status, std::uint32_t epoch)
+{
+  return epoch * 4u + static_cast<std::uint32_t>(status);
+}
+SPSCAN_HOST_DEVICE inline std::uint32_t status_in_epoch(std::uint32_t word, std::uint32_t epoch)
+{
+  return word / 4u == epoch ? word % 4u : static_cast<std::uint32_t>(status_empty);
+}
 
 template <class Accum>
 struct tile_snapshot
@@ -109,6 +124,8 @@ class packed_tile_state
 public:
   static constexpr bool packed = true;
   using word                   = ::cuda::std::conditional_t<(sizeof(Accum) <= 4), std::uint64_t, word128>;
+  // The last epoch a status word tells apart (32 bits, two of them the status).
+  static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1;
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
@@ -124,6 +141,12 @@ public:
       : words_(static_cast<word*>(status_storage))
   {}
 
+  // The epoch this call's statuses are written and read in (the top of this file).
+  SPSCAN_HOST_DEVICE void set_epoch(std::uint32_t epoch)
+  {
+    epoch_ = epoch;
+  }
+
   SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const Accum& value) const
   {
     word w{};
@@ -131,11 +154,11 @@ public:
     {
       std::uint32_t bits = 0;
       memcpy(&bits, &value, sizeof(Accum));
-      w = (std::uint64_t{bits} << 32) | status;
+      w = (std::uint64_t{bits} << 32) | status_word(status, epoch_);
     }
     else
     {
-      w.low = status;
+      w.low = status_word(status, epoch_);
       memcpy(&w.high, &value, sizeof(Accum));
     }
     store_relaxed(words_ + tile, w);
@@ -147,20 +170,21 @@ public:
     tile_snapshot<Accum> s{};
     if constexpr (sizeof(Accum) <= 4)
     {
-      s.status                 = static_cast<std::uint32_t>(w);
+      s.status                 = status_in_epoch(static_cast<std::uint32_t>(w), epoch_);
       const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
       memcpy(&s.value, &bits, sizeof(Accum));
     }
     else
     {
-      s.status = static_cast<std::uint32_t>(w.low);
+      s.status = status_in_epoch(static_cast<std::uint32_t>(w.low), epoch_);
       memcpy(&s.value, &w.high, sizeof(Accum));
     }
     return s;
   }
 
 private:
-  word* words_ = nullptr;
+  word* words_          = nullptr;
+  std::uint32_t epoch_ = 0;
 };
 
 template <class Accum>
@@ -170,6 +194,7 @@ class split_tile_state
 
 public:
   static constexpr bool packed = false;
+  static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1; // as packed_tile_state's
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
@@ -186,15 +211,22 @@ public:
       , values_(static_cast<Accum*>(value_storage))
   {}
 
+  // The epoch this call's statuses are written and read in (the top of this file).
+  SPSCAN_HOST_DEVICE void set_epoch(std::uint32_t epoch)
+  {
+    epoch_ = epoch;
+  }
+
   SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const Accum& value) const
   {
     slot(tile, status) = value;
-    device_atomic_ref<std::uint32_t>(status_[tile]).store(status, ::cuda::std::memory_order_release);
+    device_atomic_ref<std::uint32_t>(status_[tile]).store(status_word(status, epoch_), ::cuda::std::memory_order_release);
   }
 
   SPSCAN_HOST_DEVICE tile_snapshot<Accum> load(std::size_t tile) const
   {
-    tile_snapshot<Accum> s{device_atomic_ref<std::uint32_t>(status_[tile]).load(::cuda::std::memory_order_acquire), {}};
+    tile_snapshot<Accum> s{
+      status_in_epoch(device_atomic_ref<std::uint32_t>(status_[tile]).load(::cuda::std::memory_order_acquire), epoch_), {}};
     if (s.status != status_empty)
     {
       s.value = slot(tile, static_cast<tile_status>(s.status));
@@ -210,6 +242,7 @@ private:
 
   std::uint32_t* status_ = nullptr;
   Accum* values_         = nullptr;
+  std::uint32_t epoch_  = 0;
 };
 
 // The layout of an accumulator's tile states; a carry type may name its own by specializing this
@@ -225,9 +258,11 @@ struct tile_state_of
 template <class Accum>
 using tile_state_for = typename tile_state_of<Accum>::type;
 
-// Layout of the temporary storage of a multi-tile scan: the tile counter, the count of finished
-// CTAs and the status words (the part that must start zeroed: one memset, or the previous call's
-// last CTA, clears it; driver.h), then the value slots.
+// Layout of the temporary storage of a multi-tile scan: the counters (16 bytes: the tile counter,
+// 64 bits in the classic engine, 32 in the ring's; the count of finished CTAs in the third word),
+// the status words (counters and statuses: the part that starts zeroed, or, for the classic
+// engine's kept storage, counted on and tagged with epochs; driver.h, launch.h), then the value
+// slots.
 template <class State>
 struct tile_storage_layout
 {

@@ -74,7 +74,7 @@ struct segmented_op
 };
 
 // The tile state of a carry whose value has up to 8 bytes: the status in the low byte of one word,
-// the head in bit 8, the value in the word's high half; a 64-bit word for values of up to 4 bytes,
+// the head in bit 8, the epoch (engine/tile_state.h) in bits 9-31, the value in the word's high half; a 64-bit word for values of up to 4 bytes,
 // a 128-bit one for up to 8 (where the compiler has them, tile_state.h). The general packing
 // would take a 128-bit word for the 4-byte value's 8-byte carry and the split layout for the
 // 8-byte value's 16-byte carry, whose reads cost an acquire load and a second, dependent load;
@@ -85,12 +85,14 @@ class segment_tile_state
   static_assert(sizeof(Value) <= (SPSCAN_HAS_WORD128 ? 8 : 4) && ::cuda::std::is_trivially_copyable_v<Value>);
   static constexpr std::uint64_t status_mask = 0xff;
   static constexpr std::uint64_t head_bit    = 0x100;
+  static constexpr int epoch_shift           = 9;
   static constexpr bool narrow               = sizeof(Value) <= 4;
 
 public:
   static constexpr bool packed = true;
   using carry                  = segment_carry<Value>;
   using word                   = ::cuda::std::conditional_t<narrow, std::uint64_t, word128>;
+  static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 23) - 1; // bits 9-31
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
@@ -106,9 +108,14 @@ public:
       : words_(static_cast<word*>(status_storage))
   {}
 
+  SPSCAN_HOST_DEVICE void set_epoch(std::uint32_t epoch)
+  {
+    epoch_ = epoch;
+  }
+
   SPSCAN_HOST_DEVICE void publish(std::size_t tile, tile_status status, const carry& c) const
   {
-    const std::uint64_t tag = (c.head ? head_bit : 0) | status;
+    const std::uint64_t tag = (std::uint64_t{epoch_} << epoch_shift) | (c.head ? head_bit : 0) | status;
     word w{};
     if constexpr (narrow)
     {
@@ -131,7 +138,7 @@ public:
     std::uint64_t tag = 0;
     if constexpr (narrow)
     {
-      tag                      = w;
+      tag                      = static_cast<std::uint32_t>(w);
       const std::uint32_t bits = static_cast<std::uint32_t>(w >> 32);
       memcpy(&s.value.value, &bits, sizeof(Value));
     }
@@ -140,13 +147,14 @@ public:
       tag = w.low;
       memcpy(&s.value.value, &w.high, sizeof(Value));
     }
-    s.status     = static_cast<std::uint32_t>(tag & status_mask);
+    s.status     = (tag >> epoch_shift) == epoch_ ? static_cast<std::uint32_t>(tag & status_mask) : status_empty;
     s.value.head = (tag & head_bit) != 0;
     return s;
   }
 
 private:
-  word* words_ = nullptr;
+  word* words_          = nullptr;
+  std::uint32_t epoch_ = 0;
 };
 
 template <class Value>

@@ -209,7 +209,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
     constexpr auto kernel  = ring_kernel<Program>;
     // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
     prepare_kernel<kernel>(layout::shared_bytes(deepest));
-    with_tile_storage(policy, p, stream, options.clear, [&](const storage_launch& launch) {
+    with_tile_storage(policy, p, stream, options.clear, false, [&](const storage_launch& launch) {
       return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
     });
     finish_call(policy, "spscan: failed to synchronize");
