@@ -74,18 +74,20 @@ struct user_policy : thrust::cuda::execution_policy<user_policy>
 // the last call's states as its own, or take tile ids past its last tile.
 using spscan::detail::plan_tagged_launch;
 using spscan::detail::storage_tags;
+constexpr std::uint32_t packed64 = spscan::detail::packed_tile_state<int>::epoch_layout;
+constexpr std::uint32_t split    = spscan::detail::split_tile_state<int>::epoch_layout;
 
 TEST(TaggedStorage, ABlocksFirstCallClearsItThenCallsOfThatSizeRunWithoutClearingEachInTheNextEpoch)
 {
-  const auto first = plan_tagged_launch(storage_tags{}, 0, 4096, 1000, 5);
+  const auto first = plan_tagged_launch(storage_tags{}, 0, 4096, packed64, false, 1000, 5);
   EXPECT_TRUE(first.clear_first);
   EXPECT_EQ(first.epoch, 1u);
   EXPECT_EQ(first.first_tile_id, 0u);
-  const auto second = plan_tagged_launch(first.after, 0, 4096, 1000, 7);
+  const auto second = plan_tagged_launch(first.after, 0, 4096, packed64, false, 1000, 7);
   EXPECT_FALSE(second.clear_first);
   EXPECT_EQ(second.epoch, 2u);
   EXPECT_EQ(second.first_tile_id, 5u) << "the first call's five CTAs took ids 0-4";
-  const auto smaller = plan_tagged_launch(second.after, 0, 512, 1000, 2);
+  const auto smaller = plan_tagged_launch(second.after, 0, 512, packed64, false, 1000, 2);
   EXPECT_FALSE(smaller.clear_first);
   EXPECT_EQ(smaller.epoch, 3u);
   EXPECT_EQ(smaller.first_tile_id, 12u);
@@ -94,7 +96,7 @@ TEST(TaggedStorage, ABlocksFirstCallClearsItThenCallsOfThatSizeRunWithoutClearin
 
 TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsTheIdsNotTheEpochs)
 {
-  const auto larger = plan_tagged_launch(storage_tags{4096, 41, 900}, 0, 8192, 1000, 9);
+  const auto larger = plan_tagged_launch(storage_tags{4096, 41, 900, packed64}, 0, 8192, packed64, false, 1000, 9);
   EXPECT_TRUE(larger.clear_first);
   EXPECT_EQ(larger.epoch, 42u) << "past the cleared bytes nothing is read; the epochs go on";
   EXPECT_EQ(larger.first_tile_id, 0u) << "the clear zeroes the counter";
@@ -104,10 +106,10 @@ TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsThe
 
 TEST(TaggedStorage, AfterTheLastEpochTheNextCallClearsFirstAndStartsAgainAtEpochOne)
 {
-  const auto last = plan_tagged_launch(storage_tags{4096, 999, 77}, 0, 4096, 1000, 3);
+  const auto last = plan_tagged_launch(storage_tags{4096, 999, 77, packed64}, 0, 4096, packed64, false, 1000, 3);
   EXPECT_FALSE(last.clear_first);
   EXPECT_EQ(last.epoch, 1000u) << "the last epoch a status word holds is used";
-  const auto next = plan_tagged_launch(last.after, 0, 4096, 1000, 3);
+  const auto next = plan_tagged_launch(last.after, 0, 4096, packed64, false, 1000, 3);
   EXPECT_TRUE(next.clear_first);
   EXPECT_EQ(next.epoch, 1u);
   EXPECT_EQ(next.first_tile_id, 0u);
@@ -116,13 +118,32 @@ TEST(TaggedStorage, AfterTheLastEpochTheNextCallClearsFirstAndStartsAgainAtEpoch
 
 TEST(TaggedStorage, StorageARingCallLeftClearedIsUsedWithoutClearing)
 {
-  const auto after_ring = plan_tagged_launch(storage_tags{}, 16384, 4096, 1000, 4);
+  const auto after_ring = plan_tagged_launch(storage_tags{}, 16384, 4096, packed64, false, 1000, 4);
   EXPECT_FALSE(after_ring.clear_first);
   EXPECT_EQ(after_ring.epoch, 1u);
   EXPECT_EQ(after_ring.first_tile_id, 0u);
   EXPECT_EQ(after_ring.after.tagged_bytes, 16384u);
-  const auto too_little = plan_tagged_launch(storage_tags{}, 2048, 4096, 1000, 4);
+  const auto too_little = plan_tagged_launch(storage_tags{}, 2048, 4096, packed64, false, 1000, 4);
   EXPECT_TRUE(too_little.clear_first) << "cleared bytes that do not cover the call";
+}
+
+TEST(TaggedStorage, ACallWhoseStatusWordsLieElsewhereOrReadOtherwiseClearsFirst)
+{
+  const auto other = plan_tagged_launch(storage_tags{4096, 50, 300, packed64}, 0, 1024, split, true, 1000, 4);
+  EXPECT_TRUE(other.clear_first) << "a packed block's value bits would be read as split statuses";
+  EXPECT_EQ(other.epoch, 1u);
+  EXPECT_EQ(other.first_tile_id, 0u);
+  EXPECT_EQ(other.after.layout, split);
+}
+
+TEST(TaggedStorage, ASplitCallLeavesOnlyItsOwnStatusWordsVouchedFor)
+{
+  const auto small = plan_tagged_launch(storage_tags{4096, 7, 10, split}, 0, 512, split, true, 1000, 2);
+  EXPECT_FALSE(small.clear_first);
+  EXPECT_EQ(small.epoch, 8u);
+  EXPECT_EQ(small.after.tagged_bytes, 512u) << "its value slots follow its 512 bytes, over the old status words";
+  const auto large = plan_tagged_launch(small.after, 0, 4096, split, true, 1000, 20);
+  EXPECT_TRUE(large.clear_first);
 }
 
 TEST(PooledStorage, PoliciesWithoutAnAllocatorOfTheCallersTakeThePool)

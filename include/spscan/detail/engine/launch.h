@@ -55,11 +55,14 @@ constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
 
 // What a classic-engine call on storage kept between calls does (driver.h, 4.): no clearing
 // before or after. It takes the epoch after the last call's and the tile counter where the last
-// call left it (storage_tags). Only where the block holds fewer bytes than the tags vouch for (a
-// larger call, the block's first, or one after other work wrote to it), or the epochs ran out,
-// is it cleared first (a memset): the tags then start from the cleared bytes, the epochs going
-// on or, where they ran out, starting again (a word of any earlier epoch reads as nothing in a
-// later one). Storage a ring call left cleared (`zeroed_bytes`) needs no clearing.
+// call left it (storage_tags). Only where the tags do not vouch for the bytes it needs (a larger
+// call, the block's first, one after other work wrote to it, or one whose status words lie
+// elsewhere or read otherwise: another layout), or the epochs ran out, is it cleared first (a
+// memset): the tags then start from the cleared bytes, the epochs going on or, where they ran
+// out or the layout changed, starting again (a word of any earlier epoch reads as nothing in a
+// later one). Storage a ring call left cleared (`zeroed_bytes`) needs no clearing. A layout whose
+// value slots follow its status words (`values_follow`: the split one) leaves only its own
+// status words vouched for: its values may lie where a larger call's status words were.
 struct tagged_launch
 {
   bool clear_first;
@@ -68,19 +71,29 @@ struct tagged_launch
   storage_tags after; // what the call leaves for the next: each of its CTAs takes one id
 };
 
-inline tagged_launch plan_tagged_launch(
-  storage_tags tags, std::size_t zeroed_bytes, std::size_t needed_bytes, std::uint32_t max_epoch, std::size_t tiles)
+inline tagged_launch plan_tagged_launch(storage_tags tags,
+                                        std::size_t zeroed_bytes,
+                                        std::size_t needed_bytes,
+                                        std::uint32_t layout,
+                                        bool values_follow,
+                                        std::uint32_t max_epoch,
+                                        std::size_t tiles)
 {
   if (zeroed_bytes >= needed_bytes)
   {
-    tags = storage_tags{zeroed_bytes, 0, 0};
+    tags = storage_tags{zeroed_bytes, 0, 0, layout};
   }
-  const bool vouched_for = tags.tagged_bytes >= needed_bytes && tags.epoch < max_epoch;
+  const bool same_layout = tags.layout == layout;
+  const bool vouched_for = same_layout && tags.tagged_bytes >= needed_bytes && tags.epoch < max_epoch;
   if (!vouched_for)
   {
-    tags = storage_tags{needed_bytes, tags.epoch >= max_epoch ? 0u : tags.epoch, 0};
+    tags = storage_tags{needed_bytes, same_layout && tags.epoch < max_epoch ? tags.epoch : 0u, 0, layout};
   }
-  return {!vouched_for, tags.epoch + 1, tags.next_tile_id, storage_tags{tags.tagged_bytes, tags.epoch + 1, tags.next_tile_id + tiles}};
+  const std::size_t vouched_after = values_follow ? needed_bytes : tags.tagged_bytes;
+  return {!vouched_for,
+          tags.epoch + 1,
+          tags.next_tile_id,
+          storage_tags{vouched_after, tags.epoch + 1, tags.next_tile_id + tiles, layout}};
 }
 
 // Launches as plan_tagged_launch says where the storage is kept; returns whether it was.
@@ -95,8 +108,14 @@ bool launch_on_tagged_storage(call_storage<Derived>& storage,
   {
     return false;
   }
-  const tagged_launch plan = plan_tagged_launch(
-    storage.tags(), storage.zeroed_bytes(), zeroed, driver_params<Program>::state::max_epoch, p.tiles);
+  using state               = typename driver_params<Program>::state;
+  const tagged_launch plan = plan_tagged_launch(storage.tags(),
+                                                storage.zeroed_bytes(),
+                                                zeroed,
+                                                state::epoch_layout,
+                                                state::value_bytes(1) != 0,
+                                                state::max_epoch,
+                                                p.tiles);
   p.tiles_state.set_epoch(plan.epoch);
   p.first_tile_id         = plan.first_tile_id;
   p.clear_when_done_bytes = 0;

@@ -52,13 +52,14 @@ template <class Derived>
 constexpr bool takes_pooled_storage = is_thrust_policy_without_allocator<Derived> || is_spscan_policy_without_allocator<Derived>;
 
 // What the classic engine's epochs need to know of a kept block (engine/launch.h): how many of
-// its first bytes hold only zeros and tile states of epochs up to `epoch` (0: nothing known),
-// and where the 64-bit tile counter in them stands.
+// its first bytes hold only zeros and status words of `layout` (tile_state.h's epoch_layout) of
+// epochs up to `epoch` (0 bytes: nothing known), and where the 64-bit tile counter stands.
 struct storage_tags
 {
   std::size_t tagged_bytes   = 0;
   std::uint32_t epoch        = 0;
   std::uint64_t next_tile_id = 0;
+  std::uint32_t layout       = 0;
 };
 
 // Device memory lent to one call.

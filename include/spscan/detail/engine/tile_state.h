@@ -124,6 +124,9 @@ class packed_tile_state
 public:
   static constexpr bool packed = true;
   using word                   = ::cuda::std::conditional_t<(sizeof(Accum) <= 4), std::uint64_t, word128>;
+  // Which places and encoding of status words a kept block's tags vouch for (launch.h): each
+  // layout its own, so that no call reads another layout's value bits as a status.
+  static constexpr std::uint32_t epoch_layout = sizeof(word) == 8 ? 1 : 2;
   // The last epoch a status word tells apart (32 bits, two of them the status).
   static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1;
 
@@ -194,6 +197,7 @@ class split_tile_state
 
 public:
   static constexpr bool packed = false;
+  static constexpr std::uint32_t epoch_layout = 3; // as packed_tile_state's
   static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1; // as packed_tile_state's
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)

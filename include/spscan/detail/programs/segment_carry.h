@@ -93,6 +93,7 @@ public:
   using carry                  = segment_carry<Value>;
   using word                   = ::cuda::std::conditional_t<narrow, std::uint64_t, word128>;
   static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 23) - 1; // bits 9-31
+  static constexpr std::uint32_t epoch_layout = narrow ? 4 : 5; // as engine/tile_state.h's
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
