@@ -76,74 +76,81 @@ using spscan::detail::plan_tagged_launch;
 using spscan::detail::storage_tags;
 constexpr std::uint32_t packed64 = spscan::detail::packed_tile_state<int>::epoch_layout;
 constexpr std::uint32_t split    = spscan::detail::split_tile_state<int>::epoch_layout;
+constexpr std::uint32_t epochs   = 1000; // the last epoch, in these tests
+
+// A call of `tiles` tiles needing `needed` bytes, in the packed 64-bit layout (no value slots).
+spscan::detail::tagged_launch packed_call(storage_tags tags, std::size_t zeroed, std::size_t needed, std::size_t tiles)
+{
+  return plan_tagged_launch(tags, zeroed, needed, packed64, false, epochs, tiles);
+}
+// The same in the split layout (its value slots follow its status words).
+spscan::detail::tagged_launch split_call(storage_tags tags, std::size_t needed, std::size_t tiles)
+{
+  return plan_tagged_launch(tags, 0, needed, split, true, epochs, tiles);
+}
+
+// Whether a call clears first or not, and takes this epoch and first tile id.
+::testing::AssertionResult launches(const spscan::detail::tagged_launch& plan, bool clear_first, std::uint32_t epoch, std::uint64_t first_tile_id)
+{
+  if (plan.clear_first == clear_first && plan.epoch == epoch && plan.first_tile_id == first_tile_id)
+  {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "clears first " << plan.clear_first << ", epoch " << plan.epoch
+                                       << ", first tile id " << plan.first_tile_id << "; expected " << clear_first
+                                       << ", " << epoch << ", " << first_tile_id;
+}
 
 TEST(TaggedStorage, ABlocksFirstCallClearsItThenCallsOfThatSizeRunWithoutClearingEachInTheNextEpoch)
 {
-  const auto first = plan_tagged_launch(storage_tags{}, 0, 4096, packed64, false, 1000, 5);
-  EXPECT_TRUE(first.clear_first);
-  EXPECT_EQ(first.epoch, 1u);
-  EXPECT_EQ(first.first_tile_id, 0u);
-  const auto second = plan_tagged_launch(first.after, 0, 4096, packed64, false, 1000, 7);
-  EXPECT_FALSE(second.clear_first);
-  EXPECT_EQ(second.epoch, 2u);
-  EXPECT_EQ(second.first_tile_id, 5u) << "the first call's five CTAs took ids 0-4";
-  const auto smaller = plan_tagged_launch(second.after, 0, 512, packed64, false, 1000, 2);
-  EXPECT_FALSE(smaller.clear_first);
-  EXPECT_EQ(smaller.epoch, 3u);
-  EXPECT_EQ(smaller.first_tile_id, 12u);
+  const auto first = packed_call(storage_tags{}, 0, 4096, 5);
+  EXPECT_TRUE(launches(first, true, 1, 0));
+  const auto second = packed_call(first.after, 0, 4096, 7);
+  EXPECT_TRUE(launches(second, false, 2, 5)) << "the first call's five CTAs took ids 0-4";
+  const auto smaller = packed_call(second.after, 0, 512, 2);
+  EXPECT_TRUE(launches(smaller, false, 3, 12));
   EXPECT_EQ(smaller.after.tagged_bytes, 4096u) << "a smaller call keeps what the tags vouch for";
 }
 
 TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsTheIdsNotTheEpochs)
 {
-  const auto larger = plan_tagged_launch(storage_tags{4096, 41, 900, packed64}, 0, 8192, packed64, false, 1000, 9);
-  EXPECT_TRUE(larger.clear_first);
-  EXPECT_EQ(larger.epoch, 42u) << "past the cleared bytes nothing is read; the epochs go on";
-  EXPECT_EQ(larger.first_tile_id, 0u) << "the clear zeroes the counter";
+  const auto larger = packed_call(storage_tags{4096, 41, 900, packed64}, 0, 8192, 9);
+  EXPECT_TRUE(launches(larger, true, 42, 0))
+    << "past the cleared bytes nothing is read, so the epochs go on; the clear zeroes the counter";
   EXPECT_EQ(larger.after.tagged_bytes, 8192u);
   EXPECT_EQ(larger.after.next_tile_id, 9u);
 }
 
 TEST(TaggedStorage, AfterTheLastEpochTheNextCallClearsFirstAndStartsAgainAtEpochOne)
 {
-  const auto last = plan_tagged_launch(storage_tags{4096, 999, 77, packed64}, 0, 4096, packed64, false, 1000, 3);
-  EXPECT_FALSE(last.clear_first);
-  EXPECT_EQ(last.epoch, 1000u) << "the last epoch a status word holds is used";
-  const auto next = plan_tagged_launch(last.after, 0, 4096, packed64, false, 1000, 3);
-  EXPECT_TRUE(next.clear_first);
-  EXPECT_EQ(next.epoch, 1u);
-  EXPECT_EQ(next.first_tile_id, 0u);
+  const auto last = packed_call(storage_tags{4096, epochs - 1, 77, packed64}, 0, 4096, 3);
+  EXPECT_TRUE(launches(last, false, epochs, 77)) << "the last epoch a status word holds is used";
+  const auto next = packed_call(last.after, 0, 4096, 3);
+  EXPECT_TRUE(launches(next, true, 1, 0));
   EXPECT_EQ(next.after.tagged_bytes, 4096u) << "only the bytes cleared now are vouched for";
 }
 
 TEST(TaggedStorage, StorageARingCallLeftClearedIsUsedWithoutClearing)
 {
-  const auto after_ring = plan_tagged_launch(storage_tags{}, 16384, 4096, packed64, false, 1000, 4);
-  EXPECT_FALSE(after_ring.clear_first);
-  EXPECT_EQ(after_ring.epoch, 1u);
-  EXPECT_EQ(after_ring.first_tile_id, 0u);
+  const auto after_ring = packed_call(storage_tags{}, 16384, 4096, 4);
+  EXPECT_TRUE(launches(after_ring, false, 1, 0));
   EXPECT_EQ(after_ring.after.tagged_bytes, 16384u);
-  const auto too_little = plan_tagged_launch(storage_tags{}, 2048, 4096, packed64, false, 1000, 4);
-  EXPECT_TRUE(too_little.clear_first) << "cleared bytes that do not cover the call";
+  EXPECT_TRUE(packed_call(storage_tags{}, 2048, 4096, 4).clear_first) << "cleared bytes that do not cover the call";
 }
 
 TEST(TaggedStorage, ACallWhoseStatusWordsLieElsewhereOrReadOtherwiseClearsFirst)
 {
-  const auto other = plan_tagged_launch(storage_tags{4096, 50, 300, packed64}, 0, 1024, split, true, 1000, 4);
-  EXPECT_TRUE(other.clear_first) << "a packed block's value bits would be read as split statuses";
-  EXPECT_EQ(other.epoch, 1u);
-  EXPECT_EQ(other.first_tile_id, 0u);
+  const auto other = split_call(storage_tags{4096, 50, 300, packed64}, 1024, 4);
+  EXPECT_TRUE(launches(other, true, 1, 0)) << "a packed block's value bits would be read as split statuses";
   EXPECT_EQ(other.after.layout, split);
 }
 
 TEST(TaggedStorage, ASplitCallLeavesOnlyItsOwnStatusWordsVouchedFor)
 {
-  const auto small = plan_tagged_launch(storage_tags{4096, 7, 10, split}, 0, 512, split, true, 1000, 2);
-  EXPECT_FALSE(small.clear_first);
-  EXPECT_EQ(small.epoch, 8u);
+  const auto small = split_call(storage_tags{4096, 7, 10, split}, 512, 2);
+  EXPECT_TRUE(launches(small, false, 8, 10));
   EXPECT_EQ(small.after.tagged_bytes, 512u) << "its value slots follow its 512 bytes, over the old status words";
-  const auto large = plan_tagged_launch(small.after, 0, 4096, split, true, 1000, 20);
-  EXPECT_TRUE(large.clear_first);
+  EXPECT_TRUE(split_call(small.after, 4096, 20).clear_first);
 }
 
 TEST(PooledStorage, PoliciesWithoutAnAllocatorOfTheCallersTakeThePool)

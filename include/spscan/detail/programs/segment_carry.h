@@ -74,8 +74,9 @@ struct segmented_op
 };
 
 // The tile state of a carry whose value has up to 8 bytes: the status in the low byte of one word,
-// the head in bit 8, the epoch (engine/tile_state.h) in bits 9-31, the value in the word's high half; a 64-bit word for values of up to 4 bytes,
-// a 128-bit one for up to 8 (where the compiler has them, tile_state.h). The general packing
+// the head in bit 8, the epoch (engine/tile_state.h) in bits 9-31, the value in the word's high
+// half; a 64-bit word for values of up to 4 bytes, a 128-bit one for up to 8 (where the compiler
+// has them, tile_state.h). The general packing
 // would take a 128-bit word for the 4-byte value's 8-byte carry and the split layout for the
 // 8-byte value's 16-byte carry, whose reads cost an acquire load and a second, dependent load;
 // this keeps every state read one load, as a scan's of the same value (bench/NOTES.md v20, v45).
