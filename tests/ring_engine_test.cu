@@ -376,9 +376,10 @@ TEST(RingScan, either_way_of_clearing_the_callers_storage_gives_the_classic_bits
 
 // The public entry points: inputs from 8 MiB (of at least one tile per SM) run on the ring where
 // the device has it, smaller and misaligned ones on the classic engine; the caller sees Thrust's
-// results either way. Calls without an allocator keep their tile states between calls, cleared by
-// the last CTA of the ring (not one CTA per tile as in the classic engine), so repeated calls of
-// changing sizes check that.
+// results either way. Calls without an allocator keep their tile states between calls, neither
+// engine clearing them: each call reads and writes its own epoch and takes ids where the last
+// call, ring or classic, left the counter (engine/launch.h). Repeated calls of changing sizes, on
+// one engine then the other and back, on larger and smaller storage, check that.
 TEST(RingScan, public_calls_of_changing_sizes_and_alignment_equal_the_sequential_scan)
 {
   SPSCAN_REQUIRE_GPU();

@@ -8,8 +8,12 @@
 // CTA's first tile) and fold_gap_onto (running_prefix.h) over host lanes, the latter reading the
 // tile's gap before it waits for the previous tile's prefix in that tile's stage; the scanner
 // waits for the reducer and the prefix, checks what it finds and releases the stage. Stage barriers are host barriers with mbarrier semantics
-// (arrivals per phase, waits by parity). When every CTA is done, the last one clears the tile
-// states, as kept storage is left for the next call, and a second launch runs on that storage.
+// (arrivals per phase, waits by parity). Three launches run on one block of kept storage, as the
+// library makes such calls (engine/launch.h, plan_tagged_launch): nothing is cleared between them;
+// each reads and writes its tile states in the next epoch, and takes its tile ids from the 64-bit
+// counter from where the host counted the last launch left it (its tiles, and one end mark per
+// CTA), so what a launch leaves in every state must read as nothing to the next. The counter
+// starts 60 ids short of 2^32, so the ids cross 32 bits.
 //
 // Every protocol step may be delayed (spin, yield, sleep; lanes read in shuffled orders), and the
 // CTAs start at different times. What is checked, bit for bit: each tile's prefix is the
@@ -30,13 +34,14 @@
 // exact operator, or of a block under the blocked association) that leaves out a run's last
 // aggregate; a CTA that skips
 // its own tile's aggregate when it moves on; a split-layout publication that shows the status
-// before the value; a producer that refills a stage before the scanner has released it; the
-// first CTA to finish (not the last) clearing the states; a restarting fold blind to restarts;
+// before the value; a producer that refills a stage before the scanner has released it; a
+// launch that takes the last launch's state of a tile for its own; a host that counts a launch's
+// tiles but not its CTAs' end marks; a restarting fold blind to restarts;
 // lanes that never share a window's values, so that the fold reads an earlier read's;
 // and, with two prefix threads, one that
 // takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
-// deadline is reported as hung (the last two bugs break the barriers' phases or leave a fold
-// waiting on a cleared state, and show that way).
+// deadline is reported as hung (the last bug breaks the barriers' phases and shows that way).
+#include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/ring/blocked_prefix.h>
@@ -394,7 +399,8 @@ struct planted
   bool skips_own_aggregate  = false; // after tile t the prefix thread moves on from t + 1
   bool status_before_value  = false; // split layout: the status is published before the value
   bool refill_before_release = false; // the producer does not wait for the scanner's release
-  bool first_finisher_clears = false; // the first CTA done, not the last, clears the states
+  bool stale_state_read_as_current = false; // a tile's state of the last launch read as this one's
+  bool end_marks_uncounted = false; // the host counts a launch's tiles, not its CTAs' end marks
   bool tree_drops_last_of_run = false; // an exact operator's tree leaves out a run's last aggregate
   bool previous_prefix_unwaited = false; // a prefix thread reads the previous tile's prefix unwaited
   bool restarts_unseen = false; // a restarting fold that misses the carries that restart
@@ -426,14 +432,18 @@ struct fold_op
   }
 };
 
-// The split layout with its two writes in the wrong order (value after status), and a delay
-// between them; the packed layout has no such seam (one word).
+// The library's states in the launch's epoch, with two bugs to plant: the split layout's two
+// writes in the wrong order (value after status, a delay between them; the packed layout has no
+// such seam: one word), and a read that takes what the last launch left (`last_launch`: the same
+// storage in the epoch before) where this launch's tile has published nothing.
 template <class Inner, class Accum>
 class model_states
 {
 public:
-  model_states(Inner inner, const planted& bugs, std::uint32_t* statuses, Accum* values)
+  model_states(Inner inner, Inner last_launch, std::uint32_t epoch, const planted& bugs, std::uint32_t* statuses, Accum* values)
       : inner_(inner)
+      , last_launch_(last_launch)
+      , epoch_(epoch)
       , bugs_(bugs)
       , statuses_(statuses)
       , values_(values)
@@ -444,7 +454,7 @@ public:
     {
       if (bugs_.status_before_value)
       {
-        device_atomic_ref<std::uint32_t>(statuses_[tile]).store(status, ::cuda::std::memory_order_release);
+        device_atomic_ref<std::uint32_t>(statuses_[tile]).store(status_word(status, epoch_), ::cuda::std::memory_order_release);
         std::this_thread::sleep_for(std::chrono::microseconds(50));
         values_[2 * tile] = value;
         return;
@@ -454,11 +464,18 @@ public:
   }
   tile_snapshot<Accum> load(std::size_t tile) const
   {
-    return inner_.load(tile);
+    const tile_snapshot<Accum> snapshot = inner_.load(tile);
+    if (bugs_.stale_state_read_as_current && snapshot.status == status_empty)
+    {
+      return last_launch_.load(tile);
+    }
+    return snapshot;
   }
 
 private:
   Inner inner_;
+  Inner last_launch_;
+  std::uint32_t epoch_;
   planted bugs_;
   std::uint32_t* statuses_;
   Accum* values_;
@@ -503,8 +520,8 @@ template <class State, class Accum, class Op>
 launch_outcome run_launch(const launch_shape& shape,
                           const std::vector<Accum>& aggregates,
                           const State& states,
-                          std::uint32_t* counters, // [0] tile ids, [1] finished CTAs
-                          const std::function<void()>& clear_storage,
+                          std::uint64_t* tile_counter,
+                          std::uint64_t first_tile_id,
                           Op op,
                           const planted& bugs,
                           std::uint64_t seed,
@@ -554,18 +571,6 @@ launch_outcome run_launch(const launch_shape& shape,
   }
   const int turns = shape.prefix_turns;
   const int roles = 3 + turns; // producer, reducer, scanner, prefix threads
-  std::atomic<int> roles_done_by_cta[128] = {};
-  auto finish_role = [&](int cta) {
-    // The CTA's last role out counts the CTA finished; the launch's last CTA clears the states.
-    if (roles_done_by_cta[cta].fetch_add(1) == roles - 1)
-    {
-      const std::uint32_t before = device_atomic_ref<std::uint32_t>(counters[1]).fetch_add(1);
-      if (bugs.first_finisher_clears ? before == 0 : before == static_cast<std::uint32_t>(shape.ctas) - 1)
-      {
-        clear_storage();
-      }
-    }
-  };
 
   std::vector<std::thread> threads;
   for (int c = 0; c < shape.ctas; ++c)
@@ -606,8 +611,16 @@ launch_outcome run_launch(const launch_shape& shape,
               std::size_t tile = no_more_tiles;
               if (ends_marked == 0)
               {
-                const std::uint32_t id = device_atomic_ref<std::uint32_t>(counters[0]).fetch_add(1);
-                tile                   = id < tiles ? std::size_t{id} : no_more_tiles;
+                // As driver.h's take_tile_id and the ring's producer: an id past the launch's
+                // tiles and end marks means the counter is not where the host counted it (the
+                // kernel traps).
+                const std::uint64_t id = device_atomic_ref<std::uint64_t>(*tile_counter).fetch_add(1) - first_tile_id;
+                if (id >= tiles + static_cast<std::uint64_t>(shape.ctas))
+                {
+                  ++wrong;
+                  report("tile id " + std::to_string(id) + " is outside the launch's ids");
+                }
+                tile = id < tiles ? static_cast<std::size_t>(id) : no_more_tiles;
               }
               slot.tile.store(tile, std::memory_order_relaxed);
               slot.previous_tile.store(previous, std::memory_order_relaxed);
@@ -725,7 +738,6 @@ launch_outcome run_launch(const launch_shape& shape,
               parity ^= 1u;
             }
           }
-          finish_role(c);
         }
         catch (const schedule_stopped&)
         {
@@ -750,37 +762,52 @@ launch_outcome run_launch(const launch_shape& shape,
   return outcome;
 }
 
-// Storage as the library lays it out (tile_storage_layout): counters, status words, values.
+// Launches on one block of kept storage as the library lays it out (tile_storage_layout:
+// counters, status words, values) and counts on it (plan_tagged_launch): see the top of this file.
 template <class Inner, class Accum, class Op>
-launch_outcome run_two_launches(
+launch_outcome run_launches_on_kept_storage(
   const launch_shape& shape, Op op, const planted& bugs, std::uint64_t seed, clock_type::duration limit = std::chrono::seconds(30))
 {
   const tile_storage_layout<Inner> layout{shape.tiles};
   std::vector<word128> storage((layout.total_bytes() + sizeof(word128) - 1) / sizeof(word128));
   void* base = storage.data();
+  auto* bytes = static_cast<unsigned char*>(base);
+  auto* tile_counter = reinterpret_cast<std::uint64_t*>(layout.counter(base));
+  // States of epoch 0 only (zeros) and a counter 60 ids short of 2^32: what the tags vouch for.
   std::memset(base, 0, layout.zeroed_bytes());
-  const Inner inner = layout.state(base);
-  auto* bytes       = static_cast<unsigned char*>(base);
-  const model_states<Inner, Accum> states(inner, bugs, reinterpret_cast<std::uint32_t*>(bytes + layout.counter_bytes),
-                                          reinterpret_cast<Accum*>(bytes + layout.zeroed_bytes()));
-  std::uint32_t* counters = layout.counter(base);
-  const std::function<void()> clear = [&] {
-    // As clear_storage_if_last does: counters and status words, for the next call.
-    for (std::size_t i = 0; i < layout.zeroed_bytes() / sizeof(std::uint32_t); ++i)
-    {
-      device_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(base)[i]).store(0, ::cuda::std::memory_order_relaxed);
-    }
-  };
+  storage_tags tags{layout.zeroed_bytes(), 0, (std::uint64_t{1} << 32) - 60, Inner::epoch_layout};
+  *tile_counter = tags.next_tile_id;
+  const std::size_t ids = shape.tiles + (bugs.end_marks_uncounted ? 0 : static_cast<std::size_t>(shape.ctas));
   spscan_test::splitmix64 rng{seed};
   launch_outcome total;
-  for (int launch = 0; launch < 2; ++launch)
+  for (int launch = 0; launch < 3; ++launch)
   {
+    const tagged_launch plan = plan_tagged_launch(
+      tags, layout.zeroed_bytes(), Inner::epoch_layout, Inner::value_bytes(1) != 0, Inner::max_epoch, ids);
+    if (plan.clear_first)
+    {
+      ++total.wrong;
+      total.first_problem = "launch " + std::to_string(launch) + ": the tags did not vouch for the storage";
+      break;
+    }
+    Inner inner = layout.state(base), last_launch = layout.state(base);
+    inner.set_epoch(plan.epoch);
+    last_launch.set_epoch(plan.epoch - 1);
+    const model_states<Inner, Accum> states(inner, last_launch, plan.epoch, bugs, reinterpret_cast<std::uint32_t*>(bytes + layout.counter_bytes),
+                                            reinterpret_cast<Accum*>(bytes + layout.zeroed_bytes()));
     std::vector<Accum> aggregates(shape.tiles);
     for (auto& a : aggregates)
     {
       a = draw<Accum>(rng);
     }
-    const launch_outcome o = run_launch(shape, aggregates, states, counters, clear, op, bugs, rng.next(), limit);
+    launch_outcome o = run_launch(shape, aggregates, states, tile_counter, plan.first_tile_id, op, bugs, rng.next(), limit);
+    if (!o.hung && *tile_counter != plan.after.next_tile_id)
+    {
+      ++o.wrong;
+      o.first_problem = "the counter stands at " + std::to_string(*tile_counter) + ", the host counted "
+                      + std::to_string(plan.after.next_tile_id);
+    }
+    tags = plan.after;
     total.hung = total.hung || o.hung;
     total.wrong += o.wrong;
     total.stale += o.stale;
@@ -837,7 +864,7 @@ void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tri
     for (int i = 0; i < seeds_per_shape; ++i)
     {
       const std::uint64_t seed = spscan_test::splitmix64{static_cast<std::uint64_t>(i) * 7919 + shape.tiles}.next();
-      const launch_outcome o   = run_two_launches<Inner, Accum>(shape, op, planted{}, seed);
+      const launch_outcome o   = run_launches_on_kept_storage<Inner, Accum>(shape, op, planted{}, seed);
       EXPECT_TRUE(clean(o)) << describe(shape, seed, o);
     }
   }
@@ -855,7 +882,7 @@ void expect_caught(Op op, const planted& bugs, const char* what, const launch_sh
     {
       const std::uint64_t seed = 1000 + static_cast<std::uint64_t>(i);
       // A bug that breaks the barriers' phases shows as a hang: a short deadline finds it.
-      const launch_outcome o = run_two_launches<Inner, Accum>(shape, op, bugs, seed, std::chrono::seconds(2));
+      const launch_outcome o = run_launches_on_kept_storage<Inner, Accum>(shape, op, bugs, seed, std::chrono::seconds(2));
       last = describe(shape, seed, o);
       if (!clean(o))
       {
@@ -960,11 +987,18 @@ TEST(RingModel, CatchesLanesThatNeverShareTheirValues)
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a fold that reads values its lanes never shared");
 }
 
-TEST(RingModel, CatchesStatesClearedByTheFirstCtaToFinish)
+TEST(RingModel, CatchesALaunchThatReadsTheLastLaunchsStateAsItsOwn)
 {
   planted bugs;
-  bugs.first_finisher_clears = true;
-  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "kept storage cleared while other CTAs still read it");
+  bugs.stale_state_read_as_current = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the last launch's state of a tile taken for this launch's");
+}
+
+TEST(RingModel, CatchesAHostThatCountsALaunchsTilesButNotItsEndMarks)
+{
+  planted bugs;
+  bugs.end_marks_uncounted = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the next launch's first id counted without the CTAs' end marks");
 }
 
 // The blocked association (blocked_prefix.h): each prefix the blocked fold's, bit for bit.

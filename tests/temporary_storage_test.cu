@@ -69,8 +69,8 @@ struct user_policy : thrust::cuda::execution_policy<user_policy>
 {};
 
 // ---------------------------------------------------------------------------------------------
-// The classic engine's calls on kept storage (engine/launch.h, plan_tagged_launch): host logic,
-// run on the CPU. A call that took a stale epoch or a tile counter not where it stands would read
+// Calls on kept storage, of either engine (engine/launch.h, plan_tagged_launch): host logic, run
+// on the CPU. A call that took a stale epoch or a tile counter not where it stands would read
 // the last call's states as its own, or take tile ids past its last tile.
 using spscan::detail::plan_tagged_launch;
 using spscan::detail::storage_tags;
@@ -78,15 +78,16 @@ constexpr std::uint32_t packed64 = spscan::detail::packed_tile_state<int>::epoch
 constexpr std::uint32_t split    = spscan::detail::split_tile_state<int>::epoch_layout;
 constexpr std::uint32_t epochs   = 1000; // the last epoch, in these tests
 
-// A call of `tiles` tiles needing `needed` bytes, in the packed 64-bit layout (no value slots).
-spscan::detail::tagged_launch packed_call(storage_tags tags, std::size_t zeroed, std::size_t needed, std::size_t tiles)
+// A call whose CTAs take `ids` tile ids, needing `needed` bytes, in the packed 64-bit layout (no
+// value slots).
+spscan::detail::tagged_launch packed_call(storage_tags tags, std::size_t needed, std::size_t ids)
 {
-  return plan_tagged_launch(tags, zeroed, needed, packed64, false, epochs, tiles);
+  return plan_tagged_launch(tags, needed, packed64, false, epochs, ids);
 }
 // The same in the split layout (its value slots follow its status words).
-spscan::detail::tagged_launch split_call(storage_tags tags, std::size_t needed, std::size_t tiles)
+spscan::detail::tagged_launch split_call(storage_tags tags, std::size_t needed, std::size_t ids)
 {
-  return plan_tagged_launch(tags, 0, needed, split, true, epochs, tiles);
+  return plan_tagged_launch(tags, needed, split, true, epochs, ids);
 }
 
 // Whether a call clears first or not, and takes this epoch and first tile id.
@@ -103,18 +104,18 @@ spscan::detail::tagged_launch split_call(storage_tags tags, std::size_t needed, 
 
 TEST(TaggedStorage, ABlocksFirstCallClearsItThenCallsOfThatSizeRunWithoutClearingEachInTheNextEpoch)
 {
-  const auto first = packed_call(storage_tags{}, 0, 4096, 5);
+  const auto first = packed_call(storage_tags{}, 4096, 5);
   EXPECT_TRUE(launches(first, true, 1, 0));
-  const auto second = packed_call(first.after, 0, 4096, 7);
+  const auto second = packed_call(first.after, 4096, 7);
   EXPECT_TRUE(launches(second, false, 2, 5)) << "the first call's five CTAs took ids 0-4";
-  const auto smaller = packed_call(second.after, 0, 512, 2);
+  const auto smaller = packed_call(second.after, 512, 2);
   EXPECT_TRUE(launches(smaller, false, 3, 12));
   EXPECT_EQ(smaller.after.tagged_bytes, 4096u) << "a smaller call keeps what the tags vouch for";
 }
 
 TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsTheIdsNotTheEpochs)
 {
-  const auto larger = packed_call(storage_tags{4096, 41, 900, packed64}, 0, 8192, 9);
+  const auto larger = packed_call(storage_tags{4096, 41, 900, packed64}, 8192, 9);
   EXPECT_TRUE(launches(larger, true, 42, 0))
     << "past the cleared bytes nothing is read, so the epochs go on; the clear zeroes the counter";
   EXPECT_EQ(larger.after.tagged_bytes, 8192u);
@@ -123,19 +124,22 @@ TEST(TaggedStorage, ACallNeedingMoreThanTheTagsVouchForClearsFirstAndRestartsThe
 
 TEST(TaggedStorage, AfterTheLastEpochTheNextCallClearsFirstAndStartsAgainAtEpochOne)
 {
-  const auto last = packed_call(storage_tags{4096, epochs - 1, 77, packed64}, 0, 4096, 3);
+  const auto last = packed_call(storage_tags{4096, epochs - 1, 77, packed64}, 4096, 3);
   EXPECT_TRUE(launches(last, false, epochs, 77)) << "the last epoch a status word holds is used";
-  const auto next = packed_call(last.after, 0, 4096, 3);
+  const auto next = packed_call(last.after, 4096, 3);
   EXPECT_TRUE(launches(next, true, 1, 0));
   EXPECT_EQ(next.after.tagged_bytes, 4096u) << "only the bytes cleared now are vouched for";
 }
 
-TEST(TaggedStorage, StorageARingCallLeftClearedIsUsedWithoutClearing)
+// A ring call's CTAs each take one id past its last tile (ring_driver.h): 10 tiles on 4 CTAs take
+// 14 ids, and the classic call after it starts there, on the same states, without a clear.
+TEST(TaggedStorage, ACallStartsWhereTheLastCallsIdsEndedWhicheverEngineTookThem)
 {
-  const auto after_ring = packed_call(storage_tags{}, 16384, 4096, 4);
-  EXPECT_TRUE(launches(after_ring, false, 1, 0));
-  EXPECT_EQ(after_ring.after.tagged_bytes, 16384u);
-  EXPECT_TRUE(packed_call(storage_tags{}, 2048, 4096, 4).clear_first) << "cleared bytes that do not cover the call";
+  const auto ring    = packed_call(storage_tags{}, 4096, 10 + 4);
+  const auto classic = packed_call(ring.after, 2048, 6);
+  EXPECT_TRUE(launches(classic, false, 2, 14));
+  const auto next_ring = packed_call(classic.after, 4096, 10 + 4);
+  EXPECT_TRUE(launches(next_ring, false, 3, 20)) << "a smaller call left the larger one's bytes vouched for";
 }
 
 TEST(TaggedStorage, ACallWhoseStatusWordsLieElsewhereOrReadOtherwiseClearsFirst)

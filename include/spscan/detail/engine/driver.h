@@ -17,7 +17,8 @@
 //     nothing, and the tile counter, 64 bits, goes on counting (a call's ids start at
 //     first_tile_id); the kernel ends with its last tile, nothing to count or clear (bench/NOTES.md,
 //     tenth session: the count and clear cost a call 1-2 us). Other storage is cleared before
-//     the call (a caller's allocator, a graph), and the counter starts at 0.
+//     the call (a caller's allocator, a graph), and the counter starts at 0. The ring engine
+//     (ring/ring_driver.h) counts on its storage the same way.
 //
 // What travels through the look-back is the program's `carry`, combined by the program's
 // `carry_op` (associative, not necessarily commutative), always as op(earlier, later).
@@ -57,17 +58,21 @@ struct driver_params
   typename Program::params program;
   std::size_t tiles;
   state tiles_state;
-  std::uint32_t* tile_counter; // null when tiles == 1; the CTAs that finished count in its third word
-  // The ring engine's: bytes from tile_counter on that the last CTA to finish clears (the
-  // counters and the status words: tile_storage_layout::zeroed_bytes); 0: none, the next call
-  // clears them itself.
-  std::size_t clear_when_done_bytes;
+  std::uint32_t* tile_counter; // null when tiles == 1; its first two words: the 64-bit id counter
   // Bytes from tile_counter on that the CTAs of a clearing launch clear before any of them reads
   // them (dependent_launch.h, take_cleared_storage); 0: they are clear, or being cleared before.
   std::size_t clear_first_bytes;
-  // The classic engine's 64-bit tile counter before the call's first id (4. above).
+  // The 64-bit tile counter before the call's first id (4. above).
   std::uint64_t first_tile_id = 0;
 };
+
+// Takes the call's next tile id (4. above): the call's first CTA to ask gets 0.
+template <class Program>
+__device__ std::uint64_t take_tile_id(const driver_params<Program>& p)
+{
+  auto& counter = *reinterpret_cast<std::uint64_t*>(p.tile_counter);
+  return device_atomic_ref<std::uint64_t>(counter).fetch_add(1, ::cuda::std::memory_order_relaxed) - p.first_tile_id;
+}
 
 template <class Program>
 struct driver_shared
@@ -340,9 +345,8 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   {
     if (thread == 0)
     {
-      const std::uint64_t id =
-        device_atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(p.tile_counter)).fetch_add(1, ::cuda::std::memory_order_relaxed);
-      shared.tile_id = static_cast<std::uint32_t>(id - p.first_tile_id);
+      const std::uint64_t id = take_tile_id(p);
+      shared.tile_id         = id < p.tiles ? static_cast<std::uint32_t>(id) : ~std::uint32_t{0};
     }
     __syncthreads();
     tile = shared.tile_id;
@@ -388,34 +392,6 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
   }
   const tile_context<Program> context(p, shared, tile);
   Program::run(p.program, shared.program, context);
-}
-
-// The ring engine's end (ring_driver.h), by every thread once its CTA's tiles are done: where its
-// kept storage is small enough, its last CTA leaves it cleared for the next call. A CTA reads
-// tile states only while it works on its tiles; so when every CTA of the grid has counted itself
-// finished, none reads them any more, and the last one clears them.
-template <class Program>
-__device__ void clear_storage_if_last(const driver_params<Program>& p)
-{
-  __syncthreads(); // every warp of this CTA is done with the tile states
-  bool finished_last = false;
-  if (threadIdx.x == 0)
-  {
-    __threadfence(); // this CTA's reads of tile states come before its count
-    const std::uint32_t finished_before =
-      device_atomic_ref<std::uint32_t>(p.tile_counter[2]).fetch_add(1, ::cuda::std::memory_order_relaxed);
-    __threadfence(); // and the clearing after every CTA's count
-    finished_last = finished_before == gridDim.x - 1;
-  }
-  if (__syncthreads_or(finished_last))
-  {
-    uint4* words             = reinterpret_cast<uint4*>(p.tile_counter);
-    const std::size_t count  = p.clear_when_done_bytes / sizeof(uint4);
-    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x)
-    {
-      words[i] = uint4{0, 0, 0, 0};
-    }
-  }
 }
 
 // Shared memory is dynamic (driver_shared<Program>, sized at launch): a tile of more than 48 KiB

@@ -1,5 +1,5 @@
 // The driver's host side: sizes and takes the temporary storage (tile states and the tile
-// counter, temporary_storage.h), clears it unless the previous call left it cleared
+// counter, temporary_storage.h), counts on what the last call left in kept storage or clears it
 // (dependent_launch.h), launches the driver (driver.h) for a tile
 // program, and finishes the call the way Thrust does (stream, errors, synchronization). A single
 // tile is launched alone, with no temporary storage.
@@ -49,40 +49,31 @@ void prepare_kernel(std::size_t shared_bytes)
   }
 }
 
-// The most tile-status bytes the last CTA of a launch clears for the next call (2048 to 4096
-// tiles): at 16 bytes per thread and store, a few stores per thread.
-constexpr std::size_t max_cleared_by_kernel_bytes = 32 * 1024;
-
-// What a classic-engine call on storage kept between calls does (driver.h, 4.): no clearing
+// What a call on storage kept between calls does (driver.h, 4.), on either engine: no clearing
 // before or after. It takes the epoch after the last call's and the tile counter where the last
 // call left it (storage_tags). Only where the tags do not vouch for the bytes it needs (a larger
 // call, the block's first, one after other work wrote to it, or one whose status words lie
 // elsewhere or read otherwise: another layout), or the epochs ran out, is it cleared first (a
 // memset): the tags then start from the cleared bytes, the epochs going on or, where they ran
 // out or the layout changed, starting again (a word of any earlier epoch reads as nothing in a
-// later one). Storage a ring call left cleared (`zeroed_bytes`) needs no clearing. A layout whose
-// value slots follow its status words (`values_follow`: the split one) leaves only its own
-// status words vouched for: its values may lie where a larger call's status words were.
+// later one). A layout whose value slots follow its status words (`values_follow`: the split
+// one) leaves only its own status words vouched for: its values may lie where a larger call's
+// status words were. `ids`: how many tile ids the call's CTAs take in all.
 struct tagged_launch
 {
   bool clear_first;
   std::uint32_t epoch;
   std::uint64_t first_tile_id;
-  storage_tags after; // what the call leaves for the next: each of its CTAs takes one id
+  storage_tags after; // what the call leaves for the next
 };
 
 inline tagged_launch plan_tagged_launch(storage_tags tags,
-                                        std::size_t zeroed_bytes,
                                         std::size_t needed_bytes,
                                         std::uint32_t layout,
                                         bool values_follow,
                                         std::uint32_t max_epoch,
-                                        std::size_t tiles)
+                                        std::size_t ids)
 {
-  if (zeroed_bytes >= needed_bytes)
-  {
-    tags = storage_tags{zeroed_bytes, 0, 0, layout};
-  }
   const bool same_layout = tags.layout == layout;
   const bool vouched_for = same_layout && tags.tagged_bytes >= needed_bytes && tags.epoch < max_epoch;
   if (!vouched_for)
@@ -93,14 +84,15 @@ inline tagged_launch plan_tagged_launch(storage_tags tags,
   return {!vouched_for,
           tags.epoch + 1,
           tags.next_tile_id,
-          storage_tags{vouched_after, tags.epoch + 1, tags.next_tile_id + tiles, layout}};
+          storage_tags{vouched_after, tags.epoch + 1, tags.next_tile_id + ids, layout}};
 }
 
 // Launches as plan_tagged_launch says where the storage is kept; returns whether it was.
 template <class Program, class Derived, class Launch>
 bool launch_on_tagged_storage(call_storage<Derived>& storage,
                               driver_params<Program>& p,
-                              std::size_t zeroed,
+                              std::size_t needed_bytes,
+                              std::size_t ids,
                               cudaStream_t stream,
                               Launch&& launch)
 {
@@ -108,21 +100,15 @@ bool launch_on_tagged_storage(call_storage<Derived>& storage,
   {
     return false;
   }
-  using state               = typename driver_params<Program>::state;
-  const tagged_launch plan = plan_tagged_launch(storage.tags(),
-                                                storage.zeroed_bytes(),
-                                                zeroed,
-                                                state::epoch_layout,
-                                                state::value_bytes(1) != 0,
-                                                state::max_epoch,
-                                                p.tiles);
+  using state              = typename driver_params<Program>::state;
+  const tagged_launch plan = plan_tagged_launch(
+    storage.tags(), needed_bytes, state::epoch_layout, state::value_bytes(1) != 0, state::max_epoch, ids);
   p.tiles_state.set_epoch(plan.epoch);
-  p.first_tile_id         = plan.first_tile_id;
-  p.clear_when_done_bytes = 0;
-  p.clear_first_bytes     = 0;
+  p.first_tile_id     = plan.first_tile_id;
+  p.clear_first_bytes = 0;
   if (plan.clear_first)
   {
-    launch(clear_storage(storage.data(), zeroed, stream, storage_clear::memset_first));
+    launch(clear_storage(storage.data(), needed_bytes, stream, storage_clear::memset_first));
   }
   else
   {
@@ -132,19 +118,18 @@ bool launch_on_tagged_storage(call_storage<Derived>& storage,
   return true;
 }
 
-// Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1),
-// fills them into `p`, and calls `launch(storage_launch)` (dependent_launch.h), which launches the
-// kernel and returns whether it did. With `tagged` (the classic engine), kept storage is counted
-// on as launch_on_tagged_storage says. Otherwise storage kept for the next call is left cleared
-// by the kernel, up to a size whose clearing by one CTA stays short; then only its first call, or
-// a larger one, is cleared first, as `clear` says (a kernel that clears its storage itself is
-// told how much in p.clear_first_bytes).
+// Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1)
+// whose CTAs take `ids` tile ids in all, fills them into `p`, and calls
+// `launch(storage_launch)` (dependent_launch.h), which launches the kernel and returns whether it
+// did. Kept storage is counted on as launch_on_tagged_storage says; other storage is cleared
+// first, as `clear` says (a kernel that clears its storage itself is told how much in
+// p.clear_first_bytes).
 template <class Program, class Derived, class Launch>
 void with_tile_storage(cuda_policy<Derived>& policy,
                        driver_params<Program>& p,
                        cudaStream_t stream,
                        storage_clear clear,
-                       bool tagged,
+                       std::size_t ids,
                        Launch&& launch)
 {
   using state = typename driver_params<Program>::state;
@@ -152,20 +137,14 @@ void with_tile_storage(cuda_policy<Derived>& policy,
   call_storage<Derived> storage(policy, layout.total_bytes());
   void* base = storage.data();
   const std::size_t zeroed = layout.zeroed_bytes();
-  p.tile_counter          = layout.counter(base);
-  p.tiles_state           = layout.state(base);
-  if (tagged && launch_on_tagged_storage(storage, p, zeroed, stream, launch))
+  p.tile_counter           = layout.counter(base);
+  p.tiles_state            = layout.state(base);
+  if (launch_on_tagged_storage(storage, p, zeroed, ids, stream, launch))
   {
-    storage.set_zeroed_bytes(0);
     return;
   }
-  p.clear_when_done_bytes = storage.kept_between_calls() && zeroed <= max_cleared_by_kernel_bytes ? zeroed : 0;
-  p.clear_first_bytes     = 0;
-  if (storage.zeroed_bytes() >= zeroed)
-  {
-    launch(storage_launch{storage_launch_kind::plain});
-  }
-  else if (clear != storage_clear::by_the_kernel)
+  p.clear_first_bytes = 0;
+  if (clear != storage_clear::by_the_kernel)
   {
     launch(clear_storage(base, zeroed, stream, clear));
   }
@@ -182,7 +161,6 @@ void with_tile_storage(cuda_policy<Derived>& policy,
       launch(clear_storage(base, zeroed, stream, storage_clear::beside_dependent_launch));
     }
   }
-  storage.set_zeroed_bytes(p.clear_when_done_bytes);
 }
 
 // Runs `Program` over `n` elements (tiles of Program::tuning::tile_items) on the policy's stream.
@@ -194,7 +172,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
   constexpr std::size_t tile_items = Program::tuning::tile_items;
   if (n != 0)
   {
-    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0, 0};
+    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0};
     const cudaStream_t stream = stream_of(policy);
     // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
     // before launching, and so does spscan, so the check after the launch sees only its own.
@@ -209,7 +187,8 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     }
     else
     {
-      with_tile_storage(policy, p, stream, storage_clear::memset_first, true, [&](const storage_launch& launch) {
+      // Each CTA takes one id.
+      with_tile_storage(policy, p, stream, storage_clear::memset_first, p.tiles, [&](const storage_launch& launch) {
         return launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
       });
     }

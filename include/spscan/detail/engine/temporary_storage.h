@@ -19,11 +19,9 @@
 //    per device; beyond that the oldest is freed once the device has finished its work (its
 //    stream may be gone): only a program that uses that many streams pays that wait. Tile states
 //    are small (16 bytes per tile of 4 to 64 KiB of input), so what is kept is small too.
-//  - a kept block remembers how many of its first bytes are zero: a launch whose tile statuses fit
-//    in them needs no memset, and a launch that clears its statuses when done (the ring's) leaves
-//    them zero for the next call; and what the classic engine's last call left in it
-//    (storage_tags: its epoch and tile counter, launch.h), so that the next such call needs
-//    neither a memset before nor a clear after.
+//  - a kept block remembers what the last call left in it (storage_tags: how far its tile states
+//    hold only earlier epochs' words, the last epoch, the tile counter; launch.h), so that the next
+//    call needs neither a memset before nor a clear after.
 //  - under stream capture nothing is kept: the allocation and its free become nodes of the graph,
 //    and the memory is the graph's own.
 //  - everything belongs to one context: after cudaDeviceReset the next call starts afresh
@@ -51,7 +49,7 @@ namespace spscan::detail
 template <class Derived>
 constexpr bool takes_pooled_storage = is_thrust_policy_without_allocator<Derived> || is_spscan_policy_without_allocator<Derived>;
 
-// What the classic engine's epochs need to know of a kept block (engine/launch.h): how many of
+// What the engines' epochs need to know of a kept block (engine/launch.h): how many of
 // its first bytes hold only zeros and status words of `layout` (tile_state.h's epoch_layout) of
 // epochs up to `epoch` (0 bytes: nothing known), and where the 64-bit tile counter stands.
 struct storage_tags
@@ -69,8 +67,7 @@ struct storage_block
   std::size_t bytes        = 0;
   int device               = 0;
   unsigned long long stream = 0; // the stream's id; 0: a graph's allocation, never kept
-  std::size_t zeroed_bytes  = 0; // how many of its first bytes are known to be zero
-  storage_tags tags{};          // what the classic engine's last call left in it (launch.h)
+  storage_tags tags{};          // what the last call left in it (launch.h)
 };
 
 // spscan's kept storage and pools, one set per device and context.
@@ -375,12 +372,9 @@ public:
       if (kept_)
       {
         data_ = kept_->data;
-        // Known zero (or tagged) now; unknown once the call has written to it, until it says
-        // otherwise.
-        zeroed_bytes_        = kept_->zeroed_bytes;
-        kept_->zeroed_bytes = 0;
-        tags_                = kept_->tags;
-        kept_->tags          = storage_tags{};
+        // Tagged now; unknown once the call has written to it, until it says otherwise.
+        tags_       = kept_->tags;
+        kept_->tags = storage_tags{};
         return;
       }
     }
@@ -410,23 +404,7 @@ public:
     return kept_.has_value() && kept_->stream != 0;
   }
 
-  // How many of its first bytes were zero when the call took it.
-  std::size_t zeroed_bytes() const
-  {
-    return zeroed_bytes_;
-  }
-
-  // Tells the next call how many first bytes this call leaves zero (its work, in stream order,
-  // clears them).
-  void set_zeroed_bytes(std::size_t bytes)
-  {
-    if (kept_between_calls())
-    {
-      kept_->zeroed_bytes = bytes;
-    }
-  }
-
-  // What the classic engine's last call on this block left in it (storage_tags), as the call
+  // What the last call on this block left in it (storage_tags), as the call
   // took it; nothing known for storage not kept.
   storage_tags tags() const
   {
@@ -444,8 +422,7 @@ public:
 
 private:
   cudaStream_t stream_;
-  void* data_               = nullptr;
-  std::size_t zeroed_bytes_ = 0;
+  void* data_ = nullptr;
   storage_tags tags_{};
   std::optional<storage_block> kept_;
   std::optional<temporary_bytes<Derived>> thrust_storage_;

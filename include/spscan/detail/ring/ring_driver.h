@@ -15,10 +15,11 @@
 //    shared memory (Program::ring_scan), and stores them with a bulk copy; then the stage is free.
 // So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
 // aggregates, which wait only for loads: no prefix travels from tile to tile between CTAs.
-// Tile states not known to be clear are cleared by the CTAs themselves, which meet at a grid
-// barrier before any role touches them (a cooperative launch), or, where that launch is not
-// possible, by a kernel before, beside which the CTAs start: they set up their barriers, then
-// wait for the clear (engine/dependent_launch.h).
+// Tile storage kept between calls is counted on as the classic engine counts on it (epochs and a
+// counter that goes on, engine/driver.h, 4.). Other storage (a caller's allocator) is cleared by
+// the CTAs themselves, which meet at a grid barrier before any role touches it (a cooperative
+// launch), or, where that launch is not possible, by a kernel before, beside which the CTAs
+// start: they set up their barriers, then wait for the clear (engine/dependent_launch.h).
 //
 // A last, partial tile is not in the copy engine's view (tensor_map.h): the reduce squad runs it
 // the classic way (Program::run), with the prefix from the prefix warp. Results are the same bits
@@ -373,9 +374,13 @@ private:
         }
         if (ends_marked == 0)
         {
-          const std::uint32_t id =
-            device_atomic_ref<std::uint32_t>(*p_.tile_counter).fetch_add(1, ::cuda::std::memory_order_relaxed);
-          tile = id < p_.tiles ? std::size_t{id} : no_more_tiles;
+          // Each CTA takes one id past the last tile, its end: the host counts tiles + CTAs.
+          const std::uint64_t id = take_tile_id(p_);
+          if (id >= p_.tiles + gridDim.x)
+          {
+            __trap(); // the counter is not where the host counted it (launch.h): stop, write nothing
+          }
+          tile = id < p_.tiles ? static_cast<std::size_t>(id) : no_more_tiles;
         }
         c.tile          = tile;
         c.previous_tile = previous;
@@ -694,10 +699,6 @@ SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
                  driver.init_barriers();
                  take_cleared_storage(p.tile_counter, p.clear_first_bytes); // touched from here on
                  driver.run_role();
-                 if (p.clear_when_done_bytes != 0)
-                 {
-                   clear_storage_if_last(p);
-                 }
                }))
 }
 

@@ -199,7 +199,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
         return false;
       }
     }
-    params p{prepared, tiles, typename params::state{}, nullptr, 0, 0};
+    params p{prepared, tiles, typename params::state{}, nullptr, 0};
     const cudaStream_t stream = stream_of(policy);
     cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
     const std::size_t shared_bytes = layout::shared_bytes(options.stages);
@@ -209,7 +209,8 @@ bool launch_ring(cuda_policy<Derived>& policy,
     constexpr auto kernel  = ring_kernel<Program>;
     // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
     prepare_kernel<kernel>(layout::shared_bytes(deepest));
-    with_tile_storage(policy, p, stream, options.clear, false, [&](const storage_launch& launch) {
+    // Each CTA takes one id past the last tile, its end (ring_driver.h, the producer).
+    with_tile_storage(policy, p, stream, options.clear, tiles + grid, [&](const storage_launch& launch) {
       return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
     });
     finish_call(policy, "spscan: failed to synchronize");
