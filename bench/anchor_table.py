@@ -7,8 +7,12 @@ SCAN_BENCH.csv is scan_bench's (spscan, the toolkit's CUB, Thrust); ANCHOR.csv i
 anchor_scan_bench's (CUB of the newest CCCL: its default scan and its lookahead kernel, forced).
 Every column is a ratio to a device-to-device copy of the same bytes measured in the same process
 (1.0 = copy speed), so the two programs' columns compare even though each timed its own copy.
-The last column is spscan's ratio over the best anchor's: below 1.0, an anchor was faster there.
-Prints the rows, then the cases where an anchor was faster and the minimum of that last column.
+"spscan" is scan_bench's main column (par_nosync with a caching allocator: every call clears its
+tile states first, as storage from a caller's allocator needs); "spscan, kept" is its par_nosync
+column without an allocator, the storage spscan keeps between calls (as no policy and
+thrust::device calls do: no clearing). The "/ best anchor" columns are each over the best
+anchor's ratio: below 1.0, an anchor was faster there. Prints the rows, then, for each spscan
+column, the cases where an anchor was faster and the minimum of its last column.
 """
 
 import argparse
@@ -42,19 +46,27 @@ def main():
     if not keys:
         sys.exit("anchor_table: no rows")
 
-    header = ["type", "n", "spscan", "CUB (toolkit)", "CUB newest", "CUB lookahead", "Thrust", "spscan / best anchor"]
-    rows, behind = [], []
+    header = ["type", "n", "spscan", "spscan, kept", "CUB (toolkit)", "CUB newest", "CUB lookahead", "Thrust",
+              "spscan / best anchor", "kept / best anchor"]
+    rows = []
+    behind = {"spscan": [], "kept": []}
+    leads = {"spscan": [], "kept": []}
+    text = lambda v, fmt="{:.3f}": fmt.format(v) if v is not None else "n/a"
     for key in keys:
         mine, other = ours[key], anchors.get(key, {})
-        spscan = ratio(mine, "spscan_ratio")
+        spscan, kept = ratio(mine, "spscan_ratio"), ratio(mine, "spscan_nosync_ratio")
         columns = [ratio(mine, "cub_ratio"), ratio(other, "ratio_default"), ratio(other, "ratio_lookahead"),
                    ratio(mine, "thrust_ratio")]
         best = max((c for c in columns if c is not None), default=None)
-        lead = spscan / best if spscan and best else None
-        if lead is not None and lead < 1.0:
-            behind.append((lead, key))
-        text = lambda v, fmt="{:.3f}": fmt.format(v) if v is not None else "n/a"
-        rows.append([key[0], f"2^{key[1]}", text(spscan)] + [text(c) for c in columns] + [text(lead, "{:.2f}x")])
+        row_leads = []
+        for name, value in (("spscan", spscan), ("kept", kept)):
+            lead = value / best if value and best else None
+            if lead is not None:
+                leads[name].append(lead)
+                if lead < 1.0:
+                    behind[name].append((lead, key))
+            row_leads.append(text(lead, "{:.2f}x"))
+        rows.append([key[0], f"2^{key[1]}", text(spscan), text(kept)] + [text(c) for c in columns] + row_leads)
 
     if args.markdown:
         print("| " + " | ".join(header) + " |")
@@ -66,14 +78,15 @@ def main():
         for r in rows:
             print("  ".join(f"{c:>14}" for c in r))
     print()
-    if behind:
-        print(f"an anchor was faster in {len(behind)} of {len(rows)} cases: "
-              + ", ".join(f"{t} 2^{n} ({lead:.2f}x)" for lead, (t, n) in sorted(behind)))
-    else:
-        print(f"no anchor was faster in any of {len(rows)} cases")
-    leads = [float(r[-1].rstrip("x")) for r in rows if r[-1] != "n/a"]
-    if leads:
-        print(f"summary: spscan / best anchor, minimum over the matrix {min(leads):.2f}x")
+    for name, what in (("spscan", ""), ("kept", "kept storage: ")):
+        if behind[name]:
+            print(f"{what}an anchor was faster in {len(behind[name])} of {len(rows)} cases: "
+                  + ", ".join(f"{t} 2^{n} ({lead:.2f}x)" for lead, (t, n) in sorted(behind[name])))
+        else:
+            print(f"{what}no anchor was faster in any of {len(rows)} cases")
+    for name, what in (("spscan", "spscan"), ("kept", "spscan with kept storage")):
+        if leads[name]:
+            print(f"summary: {what} / best anchor, minimum over the matrix {min(leads[name]):.2f}x")
 
 
 if __name__ == "__main__":

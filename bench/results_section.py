@@ -66,7 +66,7 @@ def main():
     sharded = part(found, "sharded_scan_bench")
     out = ["### Scans against every anchor (`build/bench/scan_bench`, `build/bench/anchor_scan_bench`)", ""]
     out += between(anchors, "| type |")
-    out += [""] + [line for line in anchors if line.startswith("an anchor was faster")]
+    out += [""] + [line for line in anchors if line.startswith(("an anchor was faster", "no anchor was faster", "kept storage:", "summary:"))]
     out += ["", "### By-key scans (`build/bench/scan_by_key_bench`)", ""]
     out += ["Ratio = copy of the same traffic (keys and values read, values written) / call time.", ""]
     out += code(between(by_key, "value ", "summary"))

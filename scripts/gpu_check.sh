@@ -291,7 +291,7 @@ bench_summary_lines() {
   else
     tail -n 15 "$stdout"
   fi
-  [ -s "$work/anchor_table.stdout" ] && grep -E '^(summary|an anchor|no anchor)' "$work/anchor_table.stdout" | sed 's/^/anchors: /'
+  [ -s "$work/anchor_table.stdout" ] && grep -E '^(summary|an anchor|no anchor|kept storage)' "$work/anchor_table.stdout" | sed 's/^/anchors: /'
   [ -s "$work/scan_by_key_bench.stdout" ] && grep -i '^summary' "$work/scan_by_key_bench.stdout"
   [ -s "$work/call_time_bench.stdout" ] && grep -E '^(checks|goal|floor)' "$work/call_time_bench.stdout"
   [ -s "$work/select_bench.stdout" ] && grep -i '^summary' "$work/select_bench.stdout"
