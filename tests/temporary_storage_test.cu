@@ -344,9 +344,9 @@ TEST(PooledStorage, CallsOnOneStreamReuseTheirBlock)
   EXPECT_TRUE(every_block_came_back());
 }
 
-// Storage kept for the next call is not cleared between calls (the classic engine's calls tag
-// their tile states with the call's epoch and count their tile ids on; a ring call clears what
-// it needs and leaves it cleared): calls queued back to back on one stream, of sizes that grow
+// Storage kept for the next call is not cleared between calls (each call, on either engine, tags
+// its tile states with the call's epoch and counts its tile ids on from where the last call left
+// the counter): calls queued back to back on one stream, of sizes that grow
 // and shrink (a larger call clears more first), on both engines (up to 2^21 elements), and of
 // types whose tile statuses are laid out differently (8-byte packed, 16-byte packed, split), are
 // all exact. A status of the call before read as this call's, or a tile counter not where the
