@@ -104,8 +104,7 @@ bool launch_on_tagged_storage(call_storage<Derived>& storage,
   const tagged_launch plan = plan_tagged_launch(
     storage.tags(), needed_bytes, state::epoch_layout, state::value_bytes(1) != 0, state::max_epoch, ids);
   p.tiles_state.set_epoch(plan.epoch);
-  p.first_tile_id     = plan.first_tile_id;
-  p.clear_first_bytes = 0;
+  p.first_tile_id = plan.first_tile_id;
   if (plan.clear_first)
   {
     launch(clear_storage(storage.data(), needed_bytes, stream, storage_clear::memset_first));
@@ -139,11 +138,11 @@ void with_tile_storage(cuda_policy<Derived>& policy,
   const std::size_t zeroed = layout.zeroed_bytes();
   p.tile_counter           = layout.counter(base);
   p.tiles_state            = layout.state(base);
+  p.clear_first_bytes      = 0;
   if (launch_on_tagged_storage(storage, p, zeroed, ids, stream, launch))
   {
     return;
   }
-  p.clear_first_bytes = 0;
   if (clear != storage_clear::by_the_kernel)
   {
     launch(clear_storage(base, zeroed, stream, clear));

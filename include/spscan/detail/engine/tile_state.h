@@ -47,6 +47,8 @@ SPSCAN_HOST_DEVICE inline std::uint32_t status_in_epoch(std::uint32_t word, std:
 {
   return word / 4u == epoch ? word % 4u : static_cast<std::uint32_t>(status_empty);
 }
+// The last epoch a 32-bit status word tells apart (two of its bits are the status).
+constexpr std::uint32_t max_status_word_epoch = (std::uint32_t{1} << 30) - 1;
 
 template <class Accum>
 struct tile_snapshot
@@ -127,8 +129,7 @@ public:
   // Which places and encoding of status words a kept block's tags vouch for (launch.h): each
   // layout its own, so that no call reads another layout's value bits as a status.
   static constexpr std::uint32_t epoch_layout = sizeof(word) == 8 ? 1 : 2;
-  // The last epoch a status word tells apart (32 bits, two of them the status).
-  static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1;
+  static constexpr std::uint32_t max_epoch = max_status_word_epoch;
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
@@ -198,7 +199,7 @@ class split_tile_state
 public:
   static constexpr bool packed = false;
   static constexpr std::uint32_t epoch_layout = 3; // as packed_tile_state's
-  static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 30) - 1; // as packed_tile_state's
+  static constexpr std::uint32_t max_epoch = max_status_word_epoch;
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {
@@ -262,10 +263,9 @@ struct tile_state_of
 template <class Accum>
 using tile_state_for = typename tile_state_of<Accum>::type;
 
-// Layout of the temporary storage of a multi-tile scan: the counters (16 bytes: the tile counter,
-// 64 bits in the classic engine, 32 in the ring's; the count of finished CTAs in the third word),
-// the status words (counters and statuses: the part that starts zeroed, or, for the classic
-// engine's kept storage, counted on and tagged with epochs; driver.h, launch.h), then the value
+// Layout of the temporary storage of a multi-tile scan: the counters (16 bytes, the first 8 the
+// 64-bit tile counter), the status words (counters and statuses: the part that starts zeroed, or,
+// for kept storage, is counted on and tagged with epochs; driver.h, launch.h), then the value
 // slots.
 template <class State>
 struct tile_storage_layout
