@@ -395,6 +395,44 @@ TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
   }
 }
 
+// From 1 MiB the selection takes the ring even where its input has fewer tiles than the device
+// has SMs, one tile a CTA (select_program.h, ring_takes_fewer_tiles_than_sms); 32 primary tiles
+// and fewer still take the classic engine's half tiles. Sizes at both sides of those bounds, and
+// of 128 tiles (2^20 elements of int8 and int16), in every form.
+TEST(SelectOnGpu, InputsFromOneMiBWithFewerTilesThanSmsAreExactInEveryForm)
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::vector<pattern> patterns{pattern::all, pattern::none, pattern::random_1_percent, pattern::random_half,
+                                      pattern::random_99_percent};
+  const std::size_t int32_tile = 8192, int64_tile = 4096; // the primary tiles: 32 KiB
+  const std::size_t int8_tile  = 8192;                    // 8 KiB (int16: 16 KiB)
+  for (const pattern kind : patterns)
+  {
+    for (const std::size_t n : {32 * int32_tile, 32 * int32_tile + 5, 100 * int32_tile + 3})
+    {
+      if (n <= spscan_test::max_test_elements())
+      {
+        expect_selection_exact<std::int32_t>(kind, n);
+      }
+    }
+    for (const std::size_t n : {32 * int64_tile, 32 * int64_tile + 3, 129 * int64_tile})
+    {
+      if (n <= spscan_test::max_test_elements())
+      {
+        expect_selection_exact<std::int64_t>(kind, n);
+      }
+    }
+    for (const std::size_t n : {128 * int8_tile - 1, 128 * int8_tile, 128 * int8_tile + 7})
+    {
+      if (n <= spscan_test::max_test_elements())
+      {
+        expect_selection_exact<std::int8_t>(kind, n);
+        expect_selection_exact<std::int16_t>(kind, n); // the same tile count, 2 MiB
+      }
+    }
+  }
+}
+
 // Fancy iterators: a counting input into a discard output (only the end counts), a zip input
 // into a zip output.
 TEST(SelectOnGpu, CountingInputsDiscardAndZipOutputs)

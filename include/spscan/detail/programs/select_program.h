@@ -228,10 +228,14 @@ struct select_program
   // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
   // 0.966 / 0.990 (bench/NOTES.md v17).
   static constexpr int ring_prefix_warps = 2;
-  // The ring from 4 MiB (where the input has a tile per SM): int8 at 2^22, 512 tiles of 8 KiB,
-  // went from 0.54-0.58x of CUB's DeviceSelect::If on the classic engine to 0.79-0.89x (H200,
-  // bench/NOTES.md v42); scans keep ring_min_bytes.
-  static constexpr std::size_t ring_min_input_bytes = std::size_t{4} << 20;
+  // The ring from 1 MiB, also with fewer tiles than SMs (one tile a CTA): its word-wide tests
+  // beat the classic tile's ballot rows there too. H200, select_bench, 2^20 (128 tiles: int8
+  // 1 MiB, int16 2 MiB, int32 4 MiB), 1-99 % selected: 20.6-22.9 us on the classic engine ->
+  // 18.0-20.0 us (bench/NOTES.md v86); below 1 MiB no gain. (v42 had taken int8 at 2^22, 512
+  // tiles, from 0.54-0.58x of CUB's DeviceSelect::If to 0.79-0.89x.) Scans keep ring_min_bytes
+  // and the floor.
+  static constexpr std::size_t ring_min_input_bytes     = std::size_t{1} << 20;
+  static constexpr bool ring_takes_fewer_tiles_than_sms = true;
 
   static constexpr int per_word  = vectors::per_word;
   static constexpr int word_rows = vectors::words_per_lane;
@@ -570,7 +574,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   const auto run = [&](auto shape) {
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
-    // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic
+    // of at least ring_min_input_bytes): there it measured 1.1-1.8x the classic
     // engine's copy_if (H100, int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md
     // v17-v18), and with a stencil or partition_copy's second output 1.3-1.4x (H200, int32, half
     // selected, 2^24-2^28; v44).
@@ -584,13 +588,16 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     launch_single_pass<program>(policy, params, n);
   };
   // A few tiles leave most SMs idle: where the primary tile makes 2 to 32 of them (one tile takes
-  // the one-tile path), the half tile of the reduced shape runs twice as many CTAs. H200,
-  // select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every type) +10-15 %;
-  // with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43).
+  // the one-tile path), the half tile of the reduced shape runs twice as many CTAs of the classic
+  // engine. H200, select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every
+  // type) +10-15 %; with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43). The half
+  // tile stays off the ring: the ring's selection is tested on the primary shape only (a probe
+  // build that sent int8's half tile there wrote wrong outputs), and from so few bytes it
+  // measured no faster (v86).
   constexpr std::size_t primary_tile_items = shapes::primary::tuning::tile_items;
   if (n > primary_tile_items && n <= 32 * primary_tile_items)
   {
-    run(program_tag<typename shapes::reduced>{});
+    launch_single_pass<typename shapes::reduced>(policy, params, n);
   }
   else
   {
