@@ -50,16 +50,16 @@ struct row
 };
 
 template <class T>
-void run_type(const char* type, int reps, std::vector<row>& rows, int sm_count)
+void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, int sm_count)
 {
-  const std::size_t max_n = std::size_t{1} << 28;
+  const std::size_t max_n = std::size_t{1} << max_log2;
   device_array<T> in(max_n), out(max_n), reference(max_n), copy_target(max_n);
   device_array<std::int64_t> cub_count(1);
   fill_hashed<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
   CHECK_CUDA(cudaDeviceSynchronize());
   caching_allocator alloc;
   event_timer timer;
-  for (int log2n = 16; log2n <= 28; log2n += 2)
+  for (int log2n = 16; log2n <= max_log2; log2n += 2)
   {
     const std::size_t n = std::size_t{1} << log2n;
     for (int permille : {10, 500, 990})
@@ -127,10 +127,10 @@ struct form_row
   bool exact;
 };
 
-void run_forms(int reps, std::vector<form_row>& rows, int sm_count)
+void run_forms(int reps, int max_log2, std::vector<form_row>& rows, int sm_count)
 {
   using T                 = std::int32_t;
-  const std::size_t max_n = std::size_t{1} << 28;
+  const std::size_t max_n = std::size_t{1} << max_log2;
   device_array<T> in(max_n), decider(max_n), ours(max_n), theirs(max_n), ours_rejected(max_n), theirs_rejected(max_n);
   fill_hashed<<<grid_for(max_n, sm_count), 256>>>(in.get(), max_n, 77);
   fill_hashed<<<grid_for(max_n, sm_count), 256>>>(decider.get(), max_n, 91);
@@ -140,6 +140,10 @@ void run_forms(int reps, std::vector<form_row>& rows, int sm_count)
   const below_permille<T> pred{500};
   for (int log2n : {16, 20, 24, 28})
   {
+    if (log2n > max_log2)
+    {
+      break;
+    }
     const std::size_t n = std::size_t{1} << log2n;
     auto policy         = thrust::cuda::par_nosync(alloc).on(bench_stream);
     const auto thrust_policy = [&] { return thrust::cuda::par_nosync(alloc).on(bench_stream); };
@@ -190,21 +194,27 @@ void run_forms(int reps, std::vector<form_row>& rows, int sm_count)
 
 int main(int argc, char** argv)
 {
-  int reps = 15;
+  int reps     = 15;
+  int max_log2 = 28; // --max-log2: the largest size, even, 16 to 28 (a shorter run for A/B probes)
   for (int i = 1; i + 1 < argc; i += 2)
   {
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
     else fail(std::string("unknown option ") + argv[i]);
+  }
+  if (max_log2 < 16 || max_log2 > 28 || max_log2 % 2 != 0)
+  {
+    fail("--max-log2 takes an even number from 16 to 28");
   }
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("select_bench: %s, CUB %d, copy_if of int8, int16, int32 and int64; ratio = roofline time / call time; median of %d\n",
               prop.name, CUB_VERSION, reps);
   std::vector<row> rows;
-  run_type<std::int8_t>("int8", reps, rows, prop.multiProcessorCount);
-  run_type<std::int16_t>("int16", reps, rows, prop.multiProcessorCount);
-  run_type<std::int32_t>("int32", reps, rows, prop.multiProcessorCount);
-  run_type<std::int64_t>("int64", reps, rows, prop.multiProcessorCount);
+  run_type<std::int8_t>("int8", reps, max_log2, rows, prop.multiProcessorCount);
+  run_type<std::int16_t>("int16", reps, max_log2, rows, prop.multiProcessorCount);
+  run_type<std::int32_t>("int32", reps, max_log2, rows, prop.multiProcessorCount);
+  run_type<std::int64_t>("int64", reps, max_log2, rows, prop.multiProcessorCount);
 
   std::printf("\n| type | n | selected | spscan ms | cub ms | thrust ms | spscan ratio | cub ratio | vs cub | vs thrust | "
               "cub + sync ms | vs cub + sync | cub + count read ms | vs cub + count read | check |\n");
@@ -238,7 +248,7 @@ int main(int argc, char** argv)
               waited_least, waited_most);
 
   std::vector<form_row> forms;
-  run_forms(reps, forms, prop.multiProcessorCount);
+  run_forms(reps, max_log2, forms, prop.multiProcessorCount);
   std::printf("\nselection forms (int32, 50%% selected) against Thrust's same call:\n");
   std::printf("\n| form | n | spscan ms | thrust ms | vs thrust | check |\n");
   std::printf("|---|---|---|---|---|---|\n");

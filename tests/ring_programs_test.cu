@@ -88,8 +88,9 @@ struct divisible_by
   }
 };
 
-template <bool Partition, class T, class StencilIt>
-using select_program_for = sd::select_program_for<Partition, sd::select_tuning<T>, const T*, StencilIt, T*, T*, divisible_by<long long>>;
+// Tuning: the primary tile shape (select_tuning) or the half tile (reduced_select_tuning).
+template <bool Partition, class T, class StencilIt, template <class> class Tuning = sd::select_tuning>
+using select_program_for = sd::select_program_for<Partition, Tuning<T>, const T*, StencilIt, T*, T*, divisible_by<long long>>;
 
 // What a selection wrote: the count, the selected elements and (partition_copy) the rejected ones.
 template <class T>
@@ -113,11 +114,11 @@ selection<T> host_selection(const std::vector<T>& in, const std::vector<long lon
 
 // Runs the selection program on `in` (with the stencil where one is given) on the classic engine
 // (ring == nullptr) or on the ring with `ring`'s options, into poisoned outputs.
-template <bool Partition, class T, class StencilIt>
+template <bool Partition, class T, template <class> class Tuning, class StencilIt>
 selection<T> run_selection(const thrust::device_vector<T>& in, StencilIt stencil, divisible_by<long long> pred,
                            const sd::ring::ring_options* ring)
 {
-  using program       = select_program_for<Partition, T, StencilIt>;
+  using program       = select_program_for<Partition, T, StencilIt, Tuning>;
   const std::size_t n = in.size();
   thrust::device_vector<T> selected(n), rejected(n);
   thrust::device_vector<std::uint64_t> total(1, ~std::uint64_t{0});
@@ -152,10 +153,10 @@ selection<T> run_selection(const thrust::device_vector<T>& in, StencilIt stencil
   return s;
 }
 
-template <bool Partition, class T>
+template <bool Partition, class T, template <class> class Tuning = sd::select_tuning>
 void expect_ring_selection_exact(bool with_stencil)
 {
-  using program = select_program_for<Partition, T, const long long*>;
+  using program = select_program_for<Partition, T, const long long*, Tuning>;
   SKIP_WITHOUT_RING(program);
   for (const std::size_t n : ring_sizes<program>())
   {
@@ -177,10 +178,10 @@ void expect_ring_selection_exact(bool with_stencil)
       const auto run = [&](const sd::ring::ring_options* ring) {
         if (with_stencil)
         {
-          return run_selection<Partition, T>(in, thrust::raw_pointer_cast(stencil.data()), pred, ring);
+          return run_selection<Partition, T, Tuning>(in, thrust::raw_pointer_cast(stencil.data()), pred, ring);
         }
         // Without a stencil the predicate sees the value: a selection of values converted to long long.
-        return run_selection<Partition, T>(in, sd::no_stencil{}, pred, ring);
+        return run_selection<Partition, T, Tuning>(in, sd::no_stencil{}, pred, ring);
       };
       const selection<T> classic = run(nullptr);
       ASSERT_EQ(expected.count, classic.count) << "the classic engine's count";
@@ -232,6 +233,28 @@ TEST(RingSelect, partition_copy_of_int32_sends_the_rejected_to_the_second_output
 TEST(RingSelect, partition_copy_of_uint16_with_a_stencil)
 {
   expect_ring_selection_exact<true, std::uint16_t>(true);
+}
+
+// The half tile (reduced_select_tuning: select_on_device's shape for inputs of a few tiles, and the
+// shape of a GPU that grants a block less shared memory). A warp's slice of a stage must start on
+// a block of the copy engine's swizzle: 1024 bytes and more from int16 on take the ring; int8's
+// half tile has slices of 512 bytes and stays on the classic engine.
+static_assert(!select_program_for<false, std::int8_t, sd::no_stencil, sd::reduced_select_tuning>::runs_on_ring,
+              "int8's half tile has slices of 512 bytes");
+
+TEST(RingSelect, half_tiles_of_int16_keep_every_selected_element_in_order)
+{
+  expect_ring_selection_exact<false, std::int16_t, sd::reduced_select_tuning>(false);
+}
+
+TEST(RingSelect, half_tiles_of_int32_in_partition_copy_send_the_rejected_to_the_second_output)
+{
+  expect_ring_selection_exact<true, std::int32_t, sd::reduced_select_tuning>(false);
+}
+
+TEST(RingSelect, half_tiles_of_int64_with_a_stencil_test_the_stencil)
+{
+  expect_ring_selection_exact<false, std::int64_t, sd::reduced_select_tuning>(true);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -395,11 +395,12 @@ TEST(SelectOnGpu, InputsLargeEnoughForTheRingEngineAreExactInEveryForm)
   }
 }
 
-// From 1 MiB the selection takes the ring even where its input has fewer tiles than the device
-// has SMs, one tile a CTA (select_program.h, ring_takes_fewer_tiles_than_sms); 32 primary tiles
-// and fewer still take the classic engine's half tiles. Sizes at both sides of those bounds, and
-// of 128 tiles (2^20 elements of int8 and int16), in every form.
-TEST(SelectOnGpu, InputsFromOneMiBWithFewerTilesThanSmsAreExactInEveryForm)
+// The selection's routes around 1 MiB: 32 primary tiles and fewer take the classic engine's half
+// tiles, more the primary tile (the word-wide code where the input is raw and aligned), and from
+// 1 MiB with a tile per SM the ring (select_program.h). Sizes at both sides of 32 tiles, of 1 MiB
+// and of 128 tiles (2^20 elements of int8 and int16; 129 of int64, a tile per SM on some GPUs),
+// in every form.
+TEST(SelectOnGpu, InputsAroundOneMiBAreExactOnEveryRouteInEveryForm)
 {
   SPSCAN_REQUIRE_GPU();
   const std::vector<pattern> patterns{pattern::all, pattern::none, pattern::random_1_percent, pattern::random_half,

@@ -262,6 +262,13 @@ public:
     return element;
   }
 
+  // Where the slice lies in shared memory (a warp may reuse it once every lane has read what it
+  // needs).
+  __device__ void* data() const
+  {
+    return words_;
+  }
+
   // The per_word elements of word i of the segment (staged).
   __device__ void word_elements(int i, T* elements) const
   {

@@ -328,7 +328,8 @@ struct scan_by_key_program
     vector_layout && keys_take_vector_layout && (ring_reads_head_words || ring_tile_bytes <= ring_stage_limit);
   static constexpr bool ring_copies_input   = true;
   static constexpr bool ring_stores_by_copy = true;
-  static_assert(!runs_on_ring || ring_value_tile_bytes % 1024 == 0, "the keys' image starts on a swizzle block");
+  static_assert(!runs_on_ring || ring_value_tile_bytes % ring::swizzle_block_bytes == 0,
+                "the keys' image starts on a swizzle block");
 
   struct ring_storage
   {

@@ -2,14 +2,15 @@
 // remove_copy_if (the predicate negated) and partition_copy, with or without a stencil.
 //
 // A tile: each data warp stages its segment of the input in shared memory (engine/tile_io.h) and
-// tests it a row of 32 elements at a time (one ballot per row; the value, or the stencil element
-// read straight from memory); the warps' counts give each warp its offset in the tile and the
-// tile's count, and the driver exchanges that count for the count selected before the tile: the
-// carry is an integer, so the look-back is exact, and the output keeps the input's order. Then
-// each warp writes its rows out again, a row's selected elements to consecutive outputs from
-// consecutive lanes; element k of the input that is rejected goes to k - (elements selected
-// before it). The last tile writes the total where the host reads it (engine/host_result.h), from
-// which the call returns the end iterator(s): one pass over the input.
+// tests it; the warps' counts give each warp its offset in the tile and the tile's count, and the
+// driver exchanges that count for the count selected before the tile: the carry is an integer, so
+// the look-back is exact, and the output keeps the input's order. Then each warp writes its
+// selected elements to consecutive outputs; element k of the input that is rejected goes to
+// k - (elements selected before it). A segment staged as 16-byte words (a raw, aligned input) is
+// tested a word a lane and its selected elements leave packed (the word-wide code, shared with the
+// ring engine); one staged element by element, a row of 32 elements a ballot. The last tile writes
+// the total where the host reads it (engine/host_result.h), from which the call returns the end
+// iterator(s): one pass over the input.
 #pragma once
 
 #include <spscan/detail/config.h>
@@ -110,19 +111,59 @@ struct select_program
       });
   }
 
-  // Tests, counts and writes out the staged segment, a row of 32 elements at a time (row j:
-  // elements 32 j + lane), so that a row's tests are one ballot and its selected elements go out
-  // to consecutive outputs from consecutive lanes.
+  // Tests, counts and writes out the staged segment: a 16-byte word a lane where it is staged as
+  // words, else a row of 32 elements at a time (row j: elements 32 j + lane), so that a row's tests
+  // are one ballot and its selected elements go out to consecutive outputs from consecutive lanes.
   template <class Tile, class Segment, class Slice>
   __device__ static void
   select_staged(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
   {
+    if constexpr (::cuda::std::is_same_v<Slice, vectors>)
+    {
+      select_words(p, shared, tile, at, staged);
+    }
+    else
+    {
+      select_rows(p, shared, tile, at, staged);
+    }
+  }
+
+  template <class Tile, class Segment, class Slice>
+  __device__ static void
+  select_rows(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
+  {
     const int valid           = at.valid() < segment ? (at.valid() > 0 ? at.valid() : 0) : segment;
     const row_ballots ballots = test_rows(p, at.first, at.lane, staged, valid);
+    const carry warp_first    = exchange_counts(p, shared, tile, at, ballots.count);
+    write_rows(p, at.first, at.lane, staged, valid, ballots.kept, warp_first);
+  }
 
-    // The tile's count and each warp's offset in it; then the count before the tile.
+  // A whole segment staged as words, in the classic tile: the ring's word-wide tests, row counts and
+  // writes (below). Against the ballot rows (H200, bench/NOTES.md v87): select_bench's calls of
+  // 2^16-2^18 elements 0.3-2.6 us shorter (of ~20); the classic kernel alone at 2^24 1.2-1.45x
+  // faster with the primary tile (int32 80 -> 57 us), 1.07-1.15x with the half tile.
+  template <class Tile, class Segment>
+  __device__ static void
+  select_words(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const vectors& staged)
+  {
+    const std::uint32_t bits = test_words<1>(p, at.first, at.lane, staged);
+    const carry warp_first   = exchange_counts(p, shared, tile, at, warp_sum(__popc(bits)));
+    // The rows' counts after the exchange: held across it, they cost the classic kernel (40
+    // registers) spills.
+    write_words(p, at.first, at.lane, staged, bits, count_rows(bits, at.lane), [&] {
+      return warp_first;
+    });
+  }
+
+  // The tile's count and each warp's offset in it (from each warp's count, in every lane); then the
+  // count before the tile, for which the driver exchanges the tile's. Returns the count of elements
+  // selected before the warp's segment; the last tile also writes the total.
+  template <class Tile, class Segment>
+  __device__ static carry
+  exchange_counts(params& p, shared_storage& shared, const Tile& tile, const Segment& at, std::uint32_t warp_count)
+  {
     add_counts add;
-    const auto before = block::scan(shared.block, at.lane == 0 ? ballots.count : 0u, add, threads, [&] {
+    const auto before = block::scan(shared.block, at.lane == 0 ? warp_count : 0u, add, threads, [&] {
       tile.sync_data_warps();
     });
     const carry tile_before = tile.exchange(before.total);
@@ -130,8 +171,7 @@ struct select_program
     {
       *p.selected_total = tile_before + before.total;
     }
-    const std::uint32_t warp_offset = __shfl_sync(0xffffffffu, before.has_exclusive ? before.exclusive : 0u, 0);
-    write_rows(p, at.first, at.lane, staged, valid, ballots.kept, tile_before + warp_offset);
+    return tile_before + __shfl_sync(0xffffffffu, before.has_exclusive ? before.exclusive : 0u, 0);
   }
 
   // A warp's tests of the first `valid` elements of its segment (which starts at input element
@@ -206,43 +246,53 @@ struct select_program
     }
   }
 
-  // On the ring engine (ring/ring_driver.h), where the input is a raw, 16-byte aligned pointer: a
-  // whole tile is the image of its bytes, brought by the copy engine. There a few warps test and
-  // write whole tiles alone, so they go a 16-byte word at a time rather than an element at a time
-  // (a row of 32 elements per ballot cost about 4x the instructions and held the ring at 0.34 of
-  // its roofline, bench/NOTES.md v12): word row r of a warp's segment is its words 32 r + lane, and
+  // The word-wide code, for a warp's whole segment staged as 16-byte words: in the classic tile
+  // (select_words) and on the ring engine, where a few warps test and write whole tiles alone (a
+  // row of 32 elements per ballot cost about 4x the instructions there and held the ring at 0.34 of
+  // its roofline, bench/NOTES.md v12). Word row r of a warp's segment is its words 32 r + lane, and
   // a lane keeps one bit per element it tested, bit r * per_word + k for element k of its word in
-  // row r (items <= 32 bits). The reduce squad tests, publishes the tile's count and counts, row by
-  // row, the selected elements before each lane's word (a warp scan); the scan squad writes the
-  // selected (and rejected) elements out once the count before the tile is known.
-  // (For elements of up to 4 bytes the selected ones are packed in the stage first and stored
-  // from consecutive lanes: ring_scan.)
-  // The output is the classic program's: every selected element, in input order.
-  static constexpr bool runs_on_ring           = vector_layout;
-  static constexpr bool ring_copies_input      = true;
-  static constexpr bool ring_stores_by_copy    = false; // results go where the count says
-  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
-  // Two prefix warps taking turns (ring_driver.h): with one, the count's prefix warp was the
-  // queue, a round trip of state reads per tile. H100, 2^28, ratio to the roofline, two prefix
-  // warps against the best with one (then with one or two CTAs per SM): int32 1% selected
-  // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
-  // 0.966 / 0.990 (bench/NOTES.md v17).
-  static constexpr int ring_prefix_warps = 2;
-  // The ring from 1 MiB, also with fewer tiles than SMs (one tile a CTA): its word-wide tests
-  // beat the classic tile's ballot rows there too. H200, select_bench, 2^20 (128 tiles: int8
-  // 1 MiB, int16 2 MiB, int32 4 MiB), 1-99 % selected: 20.6-22.9 us on the classic engine ->
-  // 18.0-20.0 us (bench/NOTES.md v86); below 1 MiB no gain. (v42 had taken int8 at 2^22, 512
-  // tiles, from 0.54-0.58x of CUB's DeviceSelect::If to 0.79-0.89x.) Scans keep ring_min_bytes
-  // and the floor.
-  static constexpr std::size_t ring_min_input_bytes     = std::size_t{1} << 20;
-  static constexpr bool ring_takes_fewer_tiles_than_sms = true;
-
+  // row r (items <= 32 bits). The output is the row code's: every selected element, in input order.
   static constexpr int per_word  = vectors::per_word;
   static constexpr int word_rows = vectors::words_per_lane;
+  static constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
 
   // Elements of 8 bytes and partition_copy's two outputs keep each lane's own stores; the others
-  // are packed in the stage first (ring_scan).
+  // are packed in the warp's slice first (write_words).
   static constexpr bool packs_selected = !Partition && per_word > 2;
+
+  // This lane's tests of its words of the segment that starts at input element `first`, `Unroll`
+  // rows at a time: the ring's kernels (96 registers) take every row at once; the classic kernel
+  // (40 registers) one, else its loads of every row at once spilled (ptxas: up to 400 bytes for
+  // int32's primary tile, 0-24 bytes a row at a time).
+  template <int Unroll>
+  __device__ static std::uint32_t test_words(params& p, std::size_t first, int lane, const vectors& staged)
+  {
+    std::uint32_t bits = 0;
+#pragma unroll(Unroll)
+    for (int r = 0; r < word_rows; ++r)
+    {
+      const int word = r * warp_threads + lane;
+      value elements[per_word];
+      staged.word_elements(word, elements);
+#pragma unroll
+      for (int k = 0; k < per_word; ++k)
+      {
+        bits |= test(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
+      }
+    }
+    return bits;
+  }
+
+  // The sum of `count` over the warp, in every lane.
+  __device__ static std::uint32_t warp_sum(std::uint32_t count)
+  {
+#pragma unroll
+    for (int offset = warp_threads / 2; offset > 0; offset /= 2)
+    {
+      count += __shfl_xor_sync(0xffffffffu, count, offset);
+    }
+    return count;
+  }
 
   // The selected elements of each row of a warp's segment before each lane's word, and each row's
   // total: the rows' warp scans run side by side, two rows to a 32-bit word (16-bit fields: a row
@@ -263,7 +313,6 @@ struct select_program
       return (totals[r / 2] >> ((r % 2) * 16)) & 0xffffu;
     }
   };
-  static constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
 
   __device__ static row_counts count_rows(std::uint32_t bits, int lane)
   {
@@ -295,6 +344,114 @@ struct select_program
     }
     return rows;
   }
+
+  // Writes out the selected (and rejected) elements of this lane's words, the warp's selected ones
+  // from output `warp_first()` on, given the lane's test bits and the rows' counts (`Rows`:
+  // before(r), total(r)). (warp_first is asked for where it is needed: held across the packing,
+  // it cost the ring's kernels registers.)
+  template <class Rows, class WarpFirst>
+  __device__ static void write_words(
+    params& p, std::size_t first, int lane, const vectors& staged, std::uint32_t bits, const Rows& rows, WarpFirst&& warp_first)
+  {
+    // Elements of 8 bytes and partition_copy's two outputs keep the lane's own stores: packing
+    // measured slower for int64 on the ring (0.99 -> 0.90-0.94 of the roofline at 2^28,
+    // bench/NOTES.md v18).
+    if constexpr (!packs_selected)
+    {
+      std::uint64_t row_start = warp_first(); // selected before the row
+#pragma unroll
+      for (int r = 0; r < word_rows; ++r)
+      {
+        const std::uint32_t row_bits   = (bits >> (r * per_word)) & row_mask;
+        const std::uint64_t word_start = row_start + rows.before(r);
+        const int word                 = r * warp_threads + lane;
+        if (Partition || row_bits != 0)
+        {
+          value elements[per_word];
+          staged.word_elements(word, elements);
+#pragma unroll
+          for (int k = 0; k < per_word; ++k)
+          {
+            const std::uint64_t selected_before = word_start + __popc(row_bits & ((1u << k) - 1u));
+            if ((row_bits >> k) & 1u)
+            {
+              p.selected[static_cast<difference_of<SelectedIt>>(selected_before)] = elements[k];
+            }
+            else if constexpr (Partition)
+            {
+              const std::size_t e = first + static_cast<std::size_t>(word * per_word + k);
+              p.rejected[static_cast<difference_of<RejectedIt>>(e - selected_before)] = elements[k];
+            }
+          }
+        }
+        row_start += rows.total(r);
+      }
+    }
+    else
+    {
+      // The warp's selected elements go to consecutive places: they are packed first, in order, at
+      // the start of the warp's slice (row r's packed elements land at or before the end of row r,
+      // which every lane has read by then: the swizzle moves words within their 128 bytes), then
+      // stored by consecutive lanes, so that each store instruction writes whole sectors rather
+      // than every per_word-th element (int32 at 2^28 on the ring, H100: 99% selected 0.75 -> 0.88
+      // of the roofline, 50% 0.81 -> 0.91).
+      value* packed           = static_cast<value*>(staged.data());
+      std::uint32_t row_first = 0; // the warp's selected elements in the rows before
+#pragma unroll
+      for (int r = 0; r < word_rows; ++r)
+      {
+        const std::uint32_t row_bits = (bits >> (r * per_word)) & row_mask;
+        const std::uint32_t before   = row_first + rows.before(r);
+        value elements[per_word];
+        if (row_bits != 0)
+        {
+          staged.word_elements(r * warp_threads + lane, elements);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < per_word; ++k)
+        {
+          if ((row_bits >> k) & 1u)
+          {
+            packed[before + __popc(row_bits & ((1u << k) - 1u))] = elements[k];
+          }
+        }
+        row_first += rows.total(r);
+      }
+      __syncwarp();
+      const std::uint64_t packed_first = warp_first();
+      for (std::uint32_t i = static_cast<std::uint32_t>(lane); i < row_first; i += warp_threads)
+      {
+        p.selected[static_cast<difference_of<SelectedIt>>(packed_first + i)] = packed[i];
+      }
+    }
+  }
+
+  // On the ring engine (ring/ring_driver.h), where the input is a raw, 16-byte aligned pointer: a
+  // whole tile is the image of its bytes, brought by the copy engine, and the word-wide code reads
+  // it as it reads a staged segment, which holds where every warp's slice starts on a block of the
+  // copy engine's swizzle (ring/tensor_map.h; int8's half tile has slices of 512 bytes, so it stays
+  // on the classic engine). The reduce squad tests, publishes the tile's count and counts, row by
+  // row, the selected elements before each lane's word; the scan squad writes the selected (and
+  // rejected) elements out once the count before the tile is known.
+  static constexpr bool runs_on_ring           = vector_layout && vectors::bytes % ring::swizzle_block_bytes == 0;
+  static constexpr bool ring_copies_input      = true;
+  static constexpr bool ring_stores_by_copy    = false; // results go where the count says
+  static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
+  // Two prefix warps taking turns (ring_driver.h): with one, the count's prefix warp was the
+  // queue, a round trip of state reads per tile. H100, 2^28, ratio to the roofline, two prefix
+  // warps against the best with one (then with one or two CTAs per SM): int32 1% selected
+  // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
+  // 0.966 / 0.990 (bench/NOTES.md v17).
+  static constexpr int ring_prefix_warps = 2;
+  // The ring from 1 MiB where the input has a tile per SM (launch_ring's floor decides: 132 int8
+  // tiles are 1.03 MiB). Below the floor the classic tile, whose word-wide code is the ring's
+  // since v87, is faster: H200, select_bench, 2^20 (128 tiles of int8-int32), 1-99 % selected,
+  // 17.7-21.4 us on the ring -> 15.6-17.6 us; int64 2^18 (64 tiles) 16.4-17.2 -> 14.9-16.0 us. At
+  // 256 tiles (int64 2^20) and 512 (2^22) the ring is 2-5 us faster (bench/NOTES.md v88). (v42
+  // had taken int8 at 2^22 from 0.54-0.58x of CUB's DeviceSelect::If to 0.79-0.89x.) Scans keep
+  // ring_min_bytes.
+  static constexpr std::size_t ring_min_input_bytes = std::size_t{1} << 20;
 
   // Where the selected elements are packed, the scan squad is the ring's queue (1.4-1.9 us a tile
   // against the reduce squad's 0.8, bench/NOTES.md v19), so the reduce squad counts the rows and
@@ -381,29 +538,11 @@ struct select_program
   template <class Tile>
   __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
   {
-    const int rank            = static_cast<int>(threadIdx.x);
-    const int lane            = rank % warp_threads;
-    const std::size_t first   = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
-    const vectors staged      = ring::warp_slice_in_stage<vectors>(stage, rank);
-    std::uint32_t bits        = 0;
-#pragma unroll
-    for (int r = 0; r < word_rows; ++r)
-    {
-      const int word = r * warp_threads + lane;
-      value elements[per_word];
-      staged.word_elements(word, elements);
-#pragma unroll
-      for (int k = 0; k < per_word; ++k)
-      {
-        bits |= test(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
-      }
-    }
-    std::uint32_t warp_count = __popc(bits);
-#pragma unroll
-    for (int offset = warp_threads / 2; offset > 0; offset /= 2)
-    {
-      warp_count += __shfl_xor_sync(0xffffffffu, warp_count, offset);
-    }
+    const int rank          = static_cast<int>(threadIdx.x);
+    const int lane          = rank % warp_threads;
+    const std::size_t first = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+    const std::uint32_t bits = test_words<word_rows>(p, first, lane, ring::warp_slice_in_stage<vectors>(stage, rank));
+    const std::uint32_t warp_count = warp_sum(__popc(bits));
     add_counts add;
     const auto before = block::scan(storage.block, lane == 0 ? warp_count : 0u, add, threads, [&] {
       tile.sync_data_warps();
@@ -435,81 +574,20 @@ struct select_program
     {
       *p.selected_total = tile_before + storage.tile_count;
     }
-    const int lane              = rank % warp_threads;
-    const std::size_t first     = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
-    const vectors staged        = ring::warp_slice_in_stage<vectors>(stage, rank);
-    const std::uint32_t bits    = storage.lane_bits[rank];
-    // Elements of 8 bytes and partition_copy's two outputs keep the lane's own stores: packing
-    // measured slower for int64 (0.99 -> 0.90-0.94 of the roofline at 2^28, bench/NOTES.md v18).
-    if constexpr (!packs_selected)
+    const int lane           = rank % warp_threads;
+    const std::size_t first  = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+    const vectors staged     = ring::warp_slice_in_stage<vectors>(stage, rank);
+    const std::uint32_t bits = storage.lane_bits[rank];
+    const auto warp_first    = [&] {
+      return tile_before + storage.warp_offset[rank / warp_threads];
+    };
+    if constexpr (packs_selected)
     {
-      const row_counts rows   = count_rows(bits, lane);
-      std::uint64_t row_start = tile_before + storage.warp_offset[rank / warp_threads]; // selected before the row
-#pragma unroll
-      for (int r = 0; r < word_rows; ++r)
-      {
-        const std::uint32_t row_bits   = (bits >> (r * per_word)) & row_mask;
-        const std::uint64_t word_start = row_start + rows.before(r);
-        const int word                 = r * warp_threads + lane;
-        if (Partition || row_bits != 0)
-        {
-          value elements[per_word];
-          staged.word_elements(word, elements);
-#pragma unroll
-          for (int k = 0; k < per_word; ++k)
-          {
-            const std::uint64_t selected_before = word_start + __popc(row_bits & ((1u << k) - 1u));
-            if ((row_bits >> k) & 1u)
-            {
-              p.selected[static_cast<difference_of<SelectedIt>>(selected_before)] = elements[k];
-            }
-            else if constexpr (Partition)
-            {
-              const std::size_t e = first + static_cast<std::size_t>(word * per_word + k);
-              p.rejected[static_cast<difference_of<RejectedIt>>(e - selected_before)] = elements[k];
-            }
-          }
-        }
-        row_start += rows.total(r);
-      }
+      write_words(p, first, lane, staged, bits, kept_row_counts(storage.rows, rank), warp_first);
     }
     else
     {
-      // The warp's selected elements go to consecutive places: they are packed first, in order, at
-      // the start of the warp's part of the stage (row r's packed elements land at or before the
-      // end of row r, which every lane has read by then), then stored by consecutive lanes, so
-      // that each store instruction writes whole sectors rather than every per_word-th element
-      // (int32 at 2^28, H100: 99% selected 0.75 -> 0.88 of the roofline, 50% 0.81 -> 0.91).
-      const kept_row_counts rows(storage.rows, rank);
-      value* packed           = reinterpret_cast<value*>(static_cast<unsigned char*>(stage) + (rank / warp_threads) * vectors::bytes);
-      std::uint32_t row_first = 0; // the warp's selected elements in the rows before
-#pragma unroll
-      for (int r = 0; r < word_rows; ++r)
-      {
-        const std::uint32_t row_bits = (bits >> (r * per_word)) & row_mask;
-        const std::uint32_t before   = row_first + rows.before(r);
-        value elements[per_word];
-        if (row_bits != 0)
-        {
-          staged.word_elements(r * warp_threads + lane, elements);
-        }
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < per_word; ++k)
-        {
-          if ((row_bits >> k) & 1u)
-          {
-            packed[before + __popc(row_bits & ((1u << k) - 1u))] = elements[k];
-          }
-        }
-        row_first += rows.total(r);
-      }
-      __syncwarp();
-      const std::uint64_t warp_first = tile_before + storage.warp_offset[rank / warp_threads];
-      for (std::uint32_t i = static_cast<std::uint32_t>(lane); i < row_first; i += warp_threads)
-      {
-        p.selected[static_cast<difference_of<SelectedIt>>(warp_first + i)] = packed[i];
-      }
+      write_words(p, first, lane, staged, bits, count_rows(bits, lane), warp_first);
     }
   }
 };
@@ -590,10 +668,9 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   // A few tiles leave most SMs idle: where the primary tile makes 2 to 32 of them (one tile takes
   // the one-tile path), the half tile of the reduced shape runs twice as many CTAs of the classic
   // engine. H200, select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every
-  // type) +10-15 %; with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43). The half
-  // tile stays off the ring: the ring's selection is tested on the primary shape only (a probe
-  // build that sent int8's half tile there wrote wrong outputs), and from so few bytes it
-  // measured no faster (v86).
+  // type) +10-15 %; with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43; with
+  // v87's word-wide tile 128 half tiles took 21.3-22.5 us where 128 primary ones took 15.6-17.6,
+  // v88). Below a tile per SM the ring does not take the call (v88).
   constexpr std::size_t primary_tile_items = shapes::primary::tuning::tile_items;
   if (n > primary_tile_items && n <= 32 * primary_tile_items)
   {

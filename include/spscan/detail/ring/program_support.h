@@ -4,19 +4,34 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/ring/tensor_map.h>
+
+#include <cuda/std/type_traits>
 
 #include <cstddef>
 
 namespace spscan::detail::ring
 {
 
+template <class Slice>
+struct is_vector_slice : ::cuda::std::false_type
+{};
+template <class T, int Items>
+struct is_vector_slice<vector_slice<T, Items>> : ::cuda::std::true_type
+{};
+
 // The slice of `rank`'s warp in a stage. A tile brought in by bulk copy is its bytes' image, so the
 // warps' segments lie back to back, `Slice::bytes` each; `extra` follows the lane in the slice's
-// constructor.
+// constructor. A vector slice reads its words through the swizzle counted from its own start,
+// which is the copy engine's only where it starts on a swizzle block (tensor_map.h): with slices
+// of 512 bytes, every odd warp read its words permuted (bench/NOTES.md, twelfth session).
 template <class Slice, class... Extra>
 __device__ Slice warp_slice_in_stage(void* stage, int rank, Extra... extra)
 {
+  static_assert(!is_vector_slice<Slice>::value || Slice::bytes % swizzle_block_bytes == 0,
+                "a vector slice in a stage starts on a block of the copy engine's swizzle");
   return Slice(static_cast<unsigned char*>(stage) + (rank / warp_threads) * Slice::bytes, rank % warp_threads, extra...);
 }
 

@@ -126,18 +126,6 @@ struct ring_min_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_min
   static constexpr std::size_t value = Program::ring_min_input_bytes;
 };
 
-// A program whose ring measured better than the classic engine also where the input has fewer
-// tiles than the device has SMs (one tile a CTA) states `ring_takes_fewer_tiles_than_sms`; the
-// others keep the floor (the scans' ring at one tile a CTA lost 5-15 % on both storage kinds,
-// bench/NOTES.md v77, v85).
-template <class Program, class = void>
-struct ring_takes_fewer_tiles_than_sms_of : ::cuda::std::false_type
-{};
-template <class Program>
-struct ring_takes_fewer_tiles_than_sms_of<Program, ::cuda::std::void_t<decltype(Program::ring_takes_fewer_tiles_than_sms)>>
-    : ::cuda::std::bool_constant<Program::ring_takes_fewer_tiles_than_sms>
-{};
-
 // Whether a program prepares its ring launches (a program's `ring_prepares`): then
 // `Program::ring_prepare(policy, params, launch)` does what the launch needs first (a by-key scan
 // finds its segment heads) and calls launch(params as the kernel takes them) while what it made
@@ -153,7 +141,7 @@ struct ring_prepares_of<Program, ::cuda::std::void_t<decltype(Program::ring_prep
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing (but what a program prepares, into its own temporary storage), where the ring does
 // not serve the call (fewer bytes than the program's minimum, ring_min_bytes_of, or fewer tiles
-// than SMs where the program keeps that floor; one tile; a device without the ring; a range the copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
+// than SMs; one tile; a device without the ring; a range the copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
 // tiles by bulk copy, else null; `out` likewise where it stores them by bulk copy. `forced`: other
 // options than the device's default (tests and the probe; stages no deeper than the device allows).
 template <class Program, class Derived>
@@ -182,8 +170,7 @@ bool launch_ring(cuda_policy<Derived>& policy,
     return false;
   }
   const ring_device device = current_ring_device<Program>();
-  if (forced == nullptr && !ring_takes_fewer_tiles_than_sms_of<Program>::value
-      && tiles < static_cast<std::size_t>(device.multiprocessors))
+  if (forced == nullptr && tiles < static_cast<std::size_t>(device.multiprocessors))
   {
     return false;
   }

@@ -13,12 +13,16 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace spscan::detail::ring
 {
 
 constexpr int row_bytes = 128;
+// The 128-byte swizzle permutes the words of each block of this many bytes, counted from a
+// 1024-byte aligned address: a vector slice read from a stage must start on such a block.
+constexpr std::size_t swizzle_block_bytes = 1024;
 constexpr int max_box_rows = 256; // the copy engine's limit per box dimension
 
 // Rows per bulk copy for a tile of `tile_bytes` (a whole number of rows): the whole tile, or
