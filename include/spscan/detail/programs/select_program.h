@@ -448,7 +448,7 @@ struct select_program
   // tiles are 1.03 MiB). Below the floor the classic tile, whose word-wide code is the ring's
   // since v87, is faster: H200, select_bench, 2^20 (128 tiles of int8-int32), 1-99 % selected,
   // 17.7-21.4 us on the ring -> 15.6-17.6 us; int64 2^18 (64 tiles) 16.4-17.2 -> 14.9-16.0 us. At
-  // 256 tiles (int64 2^20) and 512 (2^22) the ring is 2-5 us faster (bench/NOTES.md v88). (v42
+  // 256 tiles (int64 2^20) and 512 (2^22) the ring is 3-6 us faster (bench/NOTES.md v88). (v42
   // had taken int8 at 2^22 from 0.54-0.58x of CUB's DeviceSelect::If to 0.79-0.89x.) Scans keep
   // ring_min_bytes.
   static constexpr std::size_t ring_min_input_bytes = std::size_t{1} << 20;
@@ -538,10 +538,10 @@ struct select_program
   template <class Tile>
   __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
   {
-    const int rank          = static_cast<int>(threadIdx.x);
-    const int lane          = rank % warp_threads;
-    const std::size_t first = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
-    const std::uint32_t bits = test_words<word_rows>(p, first, lane, ring::warp_slice_in_stage<vectors>(stage, rank));
+    const int rank                 = static_cast<int>(threadIdx.x);
+    const int lane                 = rank % warp_threads;
+    const std::size_t first        = ring::warp_segment_first(tile.index(), tuning::tile_items, rank, segment);
+    const std::uint32_t bits       = test_words<word_rows>(p, first, lane, ring::warp_slice_in_stage<vectors>(stage, rank));
     const std::uint32_t warp_count = warp_sum(__popc(bits));
     add_counts add;
     const auto before = block::scan(storage.block, lane == 0 ? warp_count : 0u, add, threads, [&] {
