@@ -652,7 +652,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   const auto run = [&](auto shape) {
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
-    // of at least ring_min_input_bytes): there it measured 1.1-1.8x the classic
+    // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic
     // engine's copy_if (H100, int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md
     // v17-v18), and with a stencil or partition_copy's second output 1.3-1.4x (H200, int32, half
     // selected, 2^24-2^28; v44).
@@ -670,7 +670,8 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   // engine. H200, select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every
   // type) +10-15 %; with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43; with
   // v87's word-wide tile 128 half tiles took 21.3-22.5 us where 128 primary ones took 15.6-17.6,
-  // v88). Below a tile per SM the ring does not take the call (v88).
+  // v88). They go straight to the classic engine, whatever the SM count: with one tile a CTA the
+  // ring lost to the classic tile (v88).
   constexpr std::size_t primary_tile_items = shapes::primary::tuning::tile_items;
   if (n > primary_tile_items && n <= 32 * primary_tile_items)
   {
