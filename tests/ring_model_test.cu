@@ -26,6 +26,12 @@
 // carries of up to 8 bytes (affine maps, doubles) take a read's trees side by side, larger ones
 // (matrix products) one window at a time.
 //
+// A program that generates its input (ring_layout::generated) stages nothing: the reducer takes
+// the tile's data from the input, and the scanner writes its results into the next of the CTA's
+// few result buffers, once a copy-engine thread has read what that buffer held, and releases the
+// stage at once; the copy engine reads the buffers in the order the scanner issued them and must
+// find in each the tile it was issued for, and every tile's results are stored exactly once.
+//
 // Integer sums declared exact take the prefix thread's other path, a tree per run of aggregates,
 // and must give the same prefixes; so must by-key carries (float sums restarting at segment
 // starts, in the one-word segment state), whose runs are folded from their last restart on.
@@ -38,6 +44,7 @@
 // launch that takes the last launch's state of a tile for its own; a host that counts a launch's
 // tiles but not its CTAs' end marks; a restarting fold blind to restarts;
 // lanes that never share a window's values, so that the fold reads an earlier read's;
+// a scanner that refills a result buffer before the copy engine has read it;
 // and, with two prefix threads, one that
 // takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
 // deadline is reported as hung (the last bug breaks the barriers' phases and shows that way).
@@ -58,6 +65,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <iterator>
 #include <mutex>
 #include <numeric>
@@ -405,6 +413,7 @@ struct planted
   bool previous_prefix_unwaited = false; // a prefix thread reads the previous tile's prefix unwaited
   bool restarts_unseen = false; // a restarting fold that misses the carries that restart
   bool values_unshared = false; // the lanes' share() does nothing: value() gives an earlier read's
+  bool result_buffer_refilled_unread = false; // the scanner does not wait for the copy engine's read
 };
 
 template <class Op>
@@ -505,6 +514,22 @@ struct launch_shape
   int stages;
   int prefix_turns = 1; // prefix threads per CTA, taking turns
   bool blocked     = false; // the blocked association (blocked_prefix.h; one prefix thread)
+  int result_buffers = 0; // > 0: a generated input, its results through this many buffers a CTA
+};
+
+// A CTA's result buffers (a generated input), between its scanner and its copy engine: the tile
+// whose results each buffer holds, the tile each issued store is for, and how many stores were
+// issued and read.
+struct cta_result_buffers
+{
+  explicit cta_result_buffers(std::size_t buffers, std::size_t tiles)
+      : held(buffers)
+      , store_tiles(tiles)
+  {}
+  std::vector<std::atomic<std::size_t>> held;
+  std::vector<std::size_t> store_tiles; // written before `issued` moves past it
+  std::atomic<std::size_t> issued{0}, read{0};
+  std::atomic<bool> scanner_done{false};
 };
 
 struct launch_outcome
@@ -537,11 +562,16 @@ launch_outcome run_launch(const launch_shape& shape,
   {
     expected = spscan_test::reference_blocked_fold(aggregates, false, Accum{}, op).prefix;
   }
-  std::vector<std::atomic<int>> scans(tiles);
+  std::vector<std::atomic<int>> scans(tiles), stores(tiles);
   for (auto& s : scans)
   {
     s.store(0);
   }
+  for (auto& s : stores)
+  {
+    s.store(0);
+  }
+  const bool generated = shape.result_buffers > 0;
   std::atomic<bool> stop{false}, hung{false};
   std::atomic<std::size_t> wrong{0}, stale{0};
   std::mutex problem_mutex;
@@ -569,8 +599,14 @@ launch_outcome run_launch(const launch_shape& shape,
       s.released.init(1);
     }
   }
-  const int turns = shape.prefix_turns;
-  const int roles = 3 + turns; // producer, reducer, scanner, prefix threads
+  std::vector<std::unique_ptr<cta_result_buffers>> results(shape.ctas);
+  for (auto& r : results)
+  {
+    r = std::make_unique<cta_result_buffers>(generated ? shape.result_buffers : 1, tiles);
+  }
+  const int turns       = shape.prefix_turns;
+  const int copier_role = 3 + turns;
+  const int roles       = copier_role + (generated ? 1 : 0); // producer, reducer, scanner, prefix threads, copy engine
 
   std::vector<std::thread> threads;
   for (int c = 0; c < shape.ctas; ++c)
@@ -578,7 +614,9 @@ launch_outcome run_launch(const launch_shape& shape,
     const std::uint64_t cta_seed = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(c);
     auto& stages                 = ctas[c];
     const int S                  = shape.stages;
-    // Roles: 0 producer, 1 reducer, 2 scanner, 3... prefix threads (turn = role - 3).
+    auto& mine                   = *results[c];
+    // Roles: 0 producer, 1 reducer, 2 scanner, 3... prefix threads (turn = role - 3), then the
+    // copy engine (a generated input).
     for (int role = 0; role < roles; ++role)
     {
       threads.emplace_back([&, c, role, cta_seed, S] {
@@ -587,6 +625,38 @@ launch_outcome run_launch(const launch_shape& shape,
         std::this_thread::sleep_for(std::chrono::microseconds(ch.next() % 300));
         try
         {
+          if (role == copier_role)
+          {
+            // The copy engine: the issued stores in order, each reading its buffer.
+            for (std::size_t k = 0;;)
+            {
+              ch.step();
+              if (k == mine.issued.load(std::memory_order_acquire))
+              {
+                if (mine.scanner_done.load(std::memory_order_acquire) && k == mine.issued.load(std::memory_order_acquire))
+                {
+                  break;
+                }
+                ch.wait_turn();
+                continue;
+              }
+              ch.step();
+              const std::size_t held = mine.held[k % mine.held.size()].load(std::memory_order_relaxed);
+              if (held != mine.store_tiles[k])
+              {
+                ++stale;
+                report("tile " + std::to_string(mine.store_tiles[k]) + ": its result buffer held tile "
+                       + std::to_string(held) + " when the copy engine read it");
+              }
+              else
+              {
+                stores[held].fetch_add(1);
+              }
+              mine.read.store(++k, std::memory_order_release);
+            }
+            return;
+          }
+          std::size_t results_issued = 0; // the scanner's, through the result buffers
           int stage = 0;
           unsigned parity = 0;
           std::size_t uses = 0;
@@ -598,7 +668,7 @@ launch_outcome run_launch(const launch_shape& shape,
           {
             stage_slot<Accum>& slot = stages[stage];
             ch.step();
-            if (role >= 3 && static_cast<int>(uses % static_cast<std::size_t>(turns)) != role - 3)
+            if (role >= 3 && role < copier_role && static_cast<int>(uses % static_cast<std::size_t>(turns)) != role - 3)
             {
               // another prefix thread's turn
             }
@@ -627,7 +697,7 @@ launch_outcome run_launch(const launch_shape& shape,
               previous = tile;
               slot.id_known.arrive();
               ch.step();
-              if (tile != no_more_tiles)
+              if (tile != no_more_tiles && !generated)
               {
                 slot.data_tile.store(tile, std::memory_order_relaxed);
                 slot.data = aggregates[tile]; // the tile's bytes, reduced to what the model needs
@@ -645,7 +715,7 @@ launch_outcome run_launch(const launch_shape& shape,
               const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
               if (tile != no_more_tiles)
               {
-                const Accum aggregate = slot.data;
+                const Accum aggregate = generated ? aggregates[tile] : slot.data; // generated: from the input
                 ch.step();
                 states.publish(tile, status_aggregate, aggregate);
               }
@@ -712,11 +782,12 @@ launch_outcome run_launch(const launch_shape& shape,
               const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
               if (tile == no_more_tiles)
               {
+                mine.scanner_done.store(true, std::memory_order_release);
                 break;
               }
               slot.prefixed.wait(parity, ch);
               ch.step();
-              if (slot.data_tile.load(std::memory_order_relaxed) != tile || !same_bits(slot.data, aggregates[tile]))
+              if (!generated && (slot.data_tile.load(std::memory_order_relaxed) != tile || !same_bits(slot.data, aggregates[tile])))
               {
                 ++stale;
                 report("tile " + std::to_string(tile) + ": its stage held another tile when it was scanned");
@@ -729,6 +800,22 @@ launch_outcome run_launch(const launch_shape& shape,
               }
               scans[tile].fetch_add(1);
               ch.step();
+              if (generated)
+              {
+                // The next result buffer, once the copy engine has read the store it held.
+                const std::size_t buffers = mine.held.size();
+                if (results_issued >= buffers && !bugs.result_buffer_refilled_unread)
+                {
+                  while (mine.read.load(std::memory_order_acquire) < results_issued - buffers + 1)
+                  {
+                    ch.wait_turn();
+                  }
+                }
+                ch.step();
+                mine.held[results_issued % buffers].store(tile, std::memory_order_relaxed);
+                mine.store_tiles[results_issued] = tile;
+                mine.issued.store(++results_issued, std::memory_order_release);
+              }
               slot.released.arrive();
             }
             ++uses;
@@ -756,7 +843,7 @@ launch_outcome run_launch(const launch_shape& shape,
   outcome.stale = stale.load();
   for (std::size_t t = 0; t < tiles && !outcome.hung; ++t)
   {
-    outcome.missed += scans[t].load() == 1 ? 0 : 1;
+    outcome.missed += scans[t].load() == 1 && (!generated || stores[t].load() == 1) ? 0 : 1;
   }
   outcome.first_problem = first_problem;
   return outcome;
@@ -833,7 +920,8 @@ std::string describe(const launch_shape& s, std::uint64_t seed, const launch_out
 {
   std::ostringstream text;
   text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, " << s.prefix_turns
-       << " prefix threads" << (s.blocked ? ", blocked association" : "") << ", seed " << seed << ": hung "
+       << " prefix threads" << (s.blocked ? ", blocked association" : "")
+       << (s.result_buffers > 0 ? ", generated, " + std::to_string(s.result_buffers) + " result buffers" : std::string{}) << ", seed " << seed << ": hung "
        << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
        << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
   return text.str();
@@ -855,6 +943,15 @@ const launch_shape blocked_shapes[] = {{40, 1, 3, 1, true},
                                        {200, 5, 8, 1, true},
                                        {400, 70, 3, 1, true},
                                        {700, 40, 4, 1, true}};
+
+// A generated input: stages that hold no data, results through one to three buffers a CTA, one
+// prefix thread or two.
+const launch_shape generated_shapes[] = {{40, 1, 3, 1, false, 1},
+                                         {97, 3, 3, 1, false, 2},
+                                         {150, 4, 6, 1, false, 3},
+                                         {200, 5, 8, 2, false, 3},
+                                         {64, 7, 4, 2, false, 1},
+                                         {300, 70, 3, 1, false, 3}};
 
 template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
 void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tried)[Shapes] = shapes)
@@ -971,6 +1068,20 @@ TEST(RingModel, CatchesAStageRefilledBeforeItsRelease)
   planted bugs;
   bugs.refill_before_release = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a stage refilled before the scanner released it");
+}
+
+TEST(RingModel, GeneratedTilesPrefixesAreTheLeftFoldAndEachResultIsStoredOnceUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<affine>, affine>(affine_then{}, 6, generated_shapes);
+  expect_clean_schedules<packed_tile_state<std::uint32_t>, std::uint32_t>(exact_sum{}, 4, generated_shapes);
+}
+
+TEST(RingModel, CatchesAResultBufferRefilledBeforeTheCopyEngineReadIt)
+{
+  planted bugs;
+  bugs.result_buffer_refilled_unread = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a result buffer refilled before the copy engine read it",
+                                                   generated_shapes);
 }
 
 TEST(RingModel, CatchesAPrefixThreadThatTakesThePreviousPrefixUnwaited)

@@ -52,8 +52,13 @@ void for_each_ring_option(Run&& run)
     }
     if constexpr (Program::ring_stores_by_copy)
     {
-      SCOPED_TRACE(::testing::Message() << stages << " stages, stores by the copy engine");
-      run(sd::ring::ring_options{stages, false, 0});
+      // One CTA as well: every stage, and every result buffer of a generated input, taken again
+      // and again while its last store may still be reading it.
+      for (const int ctas : {0, 1})
+      {
+        SCOPED_TRACE(::testing::Message() << stages << " stages, stores by the copy engine, CTAs " << ctas);
+        run(sd::ring::ring_options{stages, false, ctas});
+      }
     }
   }
 }

@@ -270,6 +270,11 @@ struct scan_program
                                          || ring_input_kind == ring_input::transformed
                                          || ring_input_kind == ring_input::converted;
   static constexpr bool ring_stores_by_copy    = vector_layout || ring_holds_words;
+  // A computed tile is folded in registers and computed again by the scan squad: it then takes
+  // shared memory only from its scan to its store (ring/ring_driver.h; counting_iterator int32 on
+  // the H200 0.73 / 0.745 -> 0.80 / 0.815 of a memset at 2^26 / 2^28, bench/NOTES.md, fourteenth
+  // session).
+  static constexpr bool ring_generates_input = ring_input_kind == ring_input::generated;
   // Tiles the reduce squad computes leave by the copy engine: with no loads beside them its stores
   // measured faster than the threads' (H200, counting_iterator int32 2^28 0.72 -> 0.80 of a memset
   // of the output); tiles read from memory keep the threads' (a transform_iterator's 0.95 of copy
@@ -370,22 +375,48 @@ struct scan_program
   template <class Tile>
   __device__ static Accum ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
   {
-    const int rank    = static_cast<int>(threadIdx.x);
-    const auto staged = ring_slice(stage, rank);
-    if constexpr (!vector_layout)
+    const int rank = static_cast<int>(threadIdx.x);
+    Accum thread_total{};
+    if constexpr (ring_generates_input)
     {
-      stage_in_ring(p, stage, rank, staged, tile.index());
+      thread_total = generated_thread_total(p, rank, tile.index());
     }
-    const Accum thread_total = thread_total_of(p, staged, Accum{});
-    const auto before        = block::scan(storage.block, thread_total, p.op, threads, [&] {
+    else
+    {
+      const auto staged = ring_slice(stage, rank);
+      if constexpr (!vector_layout)
+      {
+        stage_in_ring(p, stage, rank, staged, tile.index());
+      }
+      thread_total = thread_total_of(p, staged, Accum{});
+    }
+    const auto before = block::scan(storage.block, thread_total, p.op, threads, [&] {
       tile.sync_data_warps();
     });
     return storage.exclusive.keep(rank, before);
   }
 
-  // The reduce squad's part of bringing an input that is not the output's image into the stage:
-  // this thread's elements (a computed, transformed or converted input: each lane's own words, so
-  // no warp barrier before it folds them), or its warp's segment element by element.
+  // The fold of this thread's elements of a computed input, left to right, as thread_total_of
+  // folds them staged: the lane's elements of its warp's segment, `items` from lane x items on (the
+  // elements vector_slice::generate gives the lane).
+  __device__ static Accum generated_thread_total(params& p, int rank, std::size_t tile)
+  {
+    const auto in = p.in + static_cast<difference_of<InputIt>>(
+                      ring::warp_segment_first(tile, tuning::tile_items, rank, segment) + (rank % warp_threads) * items);
+    Accum total = in[0];
+#pragma unroll
+    for (int j = 1; j < items; ++j)
+    {
+      const Accum x = in[static_cast<difference_of<InputIt>>(j)];
+      total         = p.op(total, x);
+    }
+    return total;
+  }
+
+  // Bringing an input that is not the output's image into the stage (the reduce squad's part; a
+  // computed input's, the scan squad's): this thread's elements (a computed, transformed or
+  // converted input: each lane's own words, so no warp barrier before it folds them), or its
+  // warp's segment element by element.
   __device__ static void
   stage_in_ring(params& p, void* stage, int rank, const ring_slice_type& staged, std::size_t tile)
   {
@@ -419,7 +450,8 @@ struct scan_program
     }
   }
 
-  // Scan squad (rank in [0, threads)): the tile's results over it, in its stage.
+  // Scan squad (rank in [0, threads)): the tile's results over it, in its stage (a computed tile:
+  // computed first into the result buffer the ring gives as `stage`).
   template <class Tile>
   __device__ static void
   ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const Accum& tile_prefix)
@@ -429,6 +461,10 @@ struct scan_program
     if (has_exclusive)
     {
       exclusive = storage.exclusive.of(rank);
+    }
+    if constexpr (ring_generates_input)
+    {
+      stage_in_ring(p, stage, rank, ring_slice(stage, rank), tile.index());
     }
     write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
   }

@@ -28,7 +28,10 @@
 //
 // An input that the copy engine cannot read (an iterator that computes its elements) is staged by
 // the reduce squad itself, from the program's input, before it reduces the tile: the producer
-// then only hands out tile ids. One it can read may still need a pass of the reduce squad before
+// then only hands out tile ids. A program may instead fold such a tile without staging it and
+// have the scan squad compute it again (`ring_generates_input`): then a stage holds no tile, only
+// its bookkeeping, and the scan squad keeps a few result buffers of its own, from a tile's scan
+// until the copy engine has read its results (ring_layout). One it can read may still need a pass of the reduce squad before
 // the fold (an input transformed or widened in the stage, programs/scan_input.h). Results that
 // do not leave as the stage's image (a selection's, whose places depend on the prefix) are stored
 // by the scan squad's threads.
@@ -51,6 +54,9 @@
 //                                     first (ring_launch.h)
 //   ring_copies_input                 whether the producer brings a tile into its stage by bulk
 //                                     copy (ring_load); else ring_reduce stages it
+//   ring_generates_input              (optional) whether ring_reduce folds the tile without a
+//                                     stage (it gets none) and ring_scan computes it again into the
+//                                     result buffer it is given
 //   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)
 //   ring_bulk_stores                  (optional) whether the copy engine stores them by default
 //                                     rather than the scan squad's threads (ring_launch.h)
@@ -130,6 +136,16 @@ struct ring_output_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::
   static constexpr std::size_t value = Program::ring_output_tile_bytes;
 };
 
+// Whether `Program`'s reduce squad folds its tiles without staging them (a program's
+// `ring_generates_input`; else false).
+template <class Program, class = void>
+struct ring_generates_input_of : ::cuda::std::false_type
+{};
+template <class Program>
+struct ring_generates_input_of<Program, ::cuda::std::void_t<decltype(Program::ring_generates_input)>>
+    : ::cuda::std::bool_constant<Program::ring_generates_input>
+{};
+
 // What one tile's bulk copies bring into its stage: the input's image and the keys.
 template <class Program>
 constexpr std::size_t ring_loaded_bytes = ring_input_tile_bytes_of<Program>::value + ring_key_tile_bytes_of<Program>::value;
@@ -179,10 +195,29 @@ struct ring_layout
 
   static constexpr std::size_t alignment_slack = 1024;
 
+  // A program that generates its input holds a tile in shared memory only from its scan until the
+  // copy engine has read its results: its stages are bookkeeping alone, and the scan squad takes
+  // turns over `result_buffers` of its own, beside one for the last, partial tile (the classic
+  // program's storage). Measured on the H200 (counting_iterator int32, of a memset; bench/NOTES.md,
+  // fourteenth session): 6 stages of whole tiles 0.73 / 0.745 at 2^26 / 2^28; bookkeeping stages
+  // with 3 result buffers 0.80 / 0.815 at 6-8 stages, 2-5 buffers within 2 % of it, and 12-16
+  // stages lower (0.76-0.77). Larger tiles take as many buffers as fit in ~200 KiB with the last
+  // tile's region (sm_90 gives a CTA 227 KiB; the rest is for the stages).
+  static constexpr bool generated     = ring_generates_input_of<Program>::value;
+  static constexpr int result_buffers = [] {
+    const int fit = static_cast<int>((std::size_t{200} << 10) / stage_bytes) - 1;
+    return fit < 1 ? 1 : (fit > 3 ? 3 : fit);
+  }();
+  static constexpr int max_generated_stages = 8;
+  SPSCAN_HOST_DEVICE static constexpr int data_regions(int stages)
+  {
+    return generated ? result_buffers + 1 : stages;
+  }
+
   static constexpr std::size_t shared_bytes(int stages)
   {
-    return alignment_slack + static_cast<std::size_t>(stages) * (stage_bytes + sizeof(control))
-         + prefix_warps * lane_values_bytes;
+    return alignment_slack + static_cast<std::size_t>(data_regions(stages)) * stage_bytes
+         + static_cast<std::size_t>(stages) * sizeof(control) + prefix_warps * lane_values_bytes;
   }
 };
 
@@ -296,7 +331,7 @@ public:
       , stages_(options.stages)
       , stores_by_threads_(options.stores_by_threads)
       , data_(shared)
-      , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(options.stages) * layout::stage_bytes))
+      , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(layout::data_regions(options.stages)) * layout::stage_bytes))
       , lane_values_(reinterpret_cast<typename layout::lane_values*>(controls_ + options.stages))
   {}
 
@@ -432,7 +467,8 @@ private:
           return;
         }
         const ring_tile_context<Program> context(p_, c, tile, at.parity);
-        Program::run(p_.program, *reinterpret_cast<typename Program::shared_storage*>(stage(at.stage)), context);
+        unsigned char* storage = stage(layout::generated ? layout::result_buffers : at.stage);
+        Program::run(p_.program, *reinterpret_cast<typename Program::shared_storage*>(storage), context);
       }
       else
       {
@@ -441,7 +477,7 @@ private:
           trace::record(tile, trace_staged);
         }
         const ring_tile_context<Program> context(p_, c, tile, at.parity);
-        const carry aggregate = Program::ring_reduce(p_.program, stage(at.stage), c.program, context);
+        const carry aggregate = Program::ring_reduce(p_.program, layout::generated ? nullptr : stage(at.stage), c.program, context);
         if (threadIdx.x == 0)
         {
           p_.tiles_state.publish(tile, status_aggregate, aggregate);
@@ -547,6 +583,7 @@ private:
     const int rank = static_cast<int>(threadIdx.x) - layout::squad_threads;
     ring_cursor at{stages_};
     pending_stores stores{stages_};
+    std::size_t results = 0; // tiles whose results went through the result buffers (generated input)
     for (;;)
     {
       control& c = controls_[at.stage];
@@ -571,6 +608,12 @@ private:
         if (rank == 0)
         {
           trace::record(tile, trace_prefix_published);
+        }
+        if constexpr (layout::generated)
+        {
+          scan_generated_tile(c, tile, rank, context, prefix, results);
+          at.advance();
+          continue;
         }
         Program::ring_scan(p_.program, stage(at.stage), c.program, rank, context, prefix);
         if (!Program::ring_stores_by_copy || stores_by_threads_)
@@ -613,6 +656,48 @@ private:
     {
       stores.drain(); // shared memory must outlive the stores' reads
     }
+  }
+
+  // A generated tile's scan: into the next result buffer, once the copy engine has read what the
+  // buffer held (its store, result_buffers tiles back, was this thread's if it was rank 0's); then
+  // stored, and the stage is free at once: it holds no results.
+  __device__ void scan_generated_tile(control& c,
+                                      std::size_t tile,
+                                      int rank,
+                                      const ring_tile_context<Program>& context,
+                                      const carry& prefix,
+                                      std::size_t& results)
+  {
+    if (results >= static_cast<std::size_t>(layout::result_buffers))
+    {
+      if (rank == 0 && !stores_by_threads_)
+      {
+        wait_bulk_groups_read<layout::result_buffers - 1>();
+      }
+      sync_scan_squad(); // every thread is done with the buffer (the threads' stores read it)
+    }
+    unsigned char* buffer = stage(static_cast<int>(results % layout::result_buffers));
+    ++results;
+    Program::ring_scan(p_.program, buffer, c.program, rank, context, prefix);
+    if (stores_by_threads_)
+    {
+      Program::ring_write(p_.program, buffer, rank, tile);
+    }
+    else
+    {
+      fence_shared_for_bulk_copies();
+      sync_scan_squad();
+      if (rank == 0)
+      {
+        Program::ring_store(tensors_, buffer, tile);
+        bulk_commit_group();
+      }
+    }
+    if (rank == 0)
+    {
+      trace::record(tile, trace_stored);
+    }
+    c.released.arrive();
   }
 
   // The scan squad's stores in flight (kept by its first thread, who issues them): a stage is

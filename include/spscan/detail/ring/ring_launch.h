@@ -36,7 +36,8 @@ struct ring_device
 template <class Program>
 int deepest_ring(std::size_t per_block, std::size_t per_sm, std::size_t reserved_per_block)
 {
-  for (int s = max_stages; s >= min_stages; --s)
+  constexpr int most = ring_layout<Program>::generated ? ring_layout<Program>::max_generated_stages : max_stages;
+  for (int s = most; s >= min_stages; --s)
   {
     const std::size_t bytes = ring_layout<Program>::shared_bytes(s);
     if (bytes <= per_block && bytes + reserved_per_block <= per_sm)
