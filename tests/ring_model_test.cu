@@ -65,8 +65,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <random>

@@ -30,11 +30,11 @@
 // the reduce squad itself, from the program's input, before it reduces the tile: the producer
 // then only hands out tile ids. A program may instead fold such a tile without staging it and
 // have the scan squad compute it again (`ring_generates_input`): then a stage holds no tile, only
-// its bookkeeping, and the scan squad keeps a few result buffers of its own, from a tile's scan
-// until the copy engine has read its results (ring_layout). One it can read may still need a pass of the reduce squad before
-// the fold (an input transformed or widened in the stage, programs/scan_input.h). Results that
-// do not leave as the stage's image (a selection's, whose places depend on the prefix) are stored
-// by the scan squad's threads.
+// its bookkeeping, and the scan squad keeps a few result buffers of its own, each holding a tile
+// from its scan until the copy engine has read its results (ring_layout). An input the copy
+// engine can read may still need a pass of the reduce squad before the fold (an input transformed
+// or widened in the stage, programs/scan_input.h). Results that do not leave as the stage's image
+// (a selection's, whose places depend on the prefix) are stored by the scan squad's threads.
 //
 // A probe may trace each tile through the ring (a tuning's trace hook, engine/tuning.h; the library
 // names none, and the hook then compiles to nothing): trace_started when the producer has its id,
