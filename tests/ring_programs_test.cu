@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -471,21 +473,28 @@ using staged_scan_program = typename sd::scan_shapes<Kind, Accum, In, Out, Op>::
 
 // Runs the scan of `first` into `out` on the classic engine and on the ring with every option;
 // every ring result must carry the classic result's bits. Returns the classic result. `Way`: how
-// the ring must bring this input into its stage.
-template <sd::ring_input Way, sd::scan_kind Kind, class Accum, class In, class T, class Op>
+// the ring must bring this input into its stage. `RingProgram`: the program the ring runs, where
+// it is not the classic engine's (another tile shape).
+template <sd::ring_input Way,
+          sd::scan_kind Kind,
+          class Accum,
+          class In,
+          class T,
+          class Op,
+          class RingProgram = staged_scan_program<Kind, Accum, In, T*, Op>>
 std::vector<T> expect_staged_ring_matches_classic(In first, std::size_t n, Op op, Accum init)
 {
   using program = staged_scan_program<Kind, Accum, In, T*, Op>;
-  static_assert(program::ring_input_kind == Way, "the ring brings this input another way");
+  static_assert(RingProgram::ring_input_kind == Way, "the ring brings this input another way");
   thrust::device_vector<T> out(n);
   auto policy  = thrust::cuda::par.on(0);
   const auto p = sd::make_scan_params<Kind, Accum>(first, n, thrust::raw_pointer_cast(out.data()), op, init);
   poison(out);
   sd::launch_single_pass<program>(policy, p, n);
   const std::vector<T> classic = to_host(out);
-  for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
+  for_each_ring_option<RingProgram>([&](const sd::ring::ring_options& options) {
     poison(out);
-    const bool ran = sd::ring::launch_ring<program>(policy, p, n, program::ring_source(p), p.out, &options);
+    const bool ran = sd::ring::launch_ring<RingProgram>(policy, p, n, RingProgram::ring_source(p), p.out, &options);
     EXPECT_TRUE(ran) << "the ring declined a launch it offers";
     if (ran)
     {
@@ -595,6 +604,63 @@ TEST(RingStagedScan, exclusive_scan_of_a_uint32_counting_iterator_computed_in_th
     }
     expect_bitwise_equal(expected, classic, "the sequential fold");
   }
+}
+
+// A computed input under an exactly associative operator runs on the ring in 64 KiB tiles of every
+// element size (engine/tuning.h, generated_scan_tuning), where the classic engine takes 32 KiB for
+// 1- to 4-byte types: the operator's bits cannot show the tile, so the ring's results must be the
+// classic engine's and the sequential fold, for a wrapping sum with init (exclusive), a xor of
+// 16-bit values and a maximum of 8-bit ones, at every ring option. A float sum keeps the classic
+// tile (its bits show the association).
+template <sd::scan_kind Kind, class T, class In, class Op>
+using ring_program_of = sd::ring_scan_program_for<Kind, T, In, T*, Op>;
+
+static_assert(ring_program_of<sd::scan_kind::inclusive, int, thrust::counting_iterator<int>, thrust::plus<int>>::tuning::tile_items * sizeof(int)
+              == 65536);
+static_assert(std::is_same_v<ring_program_of<sd::scan_kind::inclusive, float, thrust::constant_iterator<float>, thrust::plus<float>>,
+                             staged_scan_program<sd::scan_kind::inclusive, float, thrust::constant_iterator<float>, float*, thrust::plus<float>>>);
+
+template <sd::scan_kind Kind, class T, class In, class Op>
+void expect_larger_ring_tile_keeps_the_bits(In first, Op op, T init)
+{
+  using ring_program    = ring_program_of<Kind, T, In, Op>;
+  using classic_program = staged_scan_program<Kind, T, In, T*, Op>;
+  static_assert(ring_program::tuning::tile_items * sizeof(T) == 65536
+                && ring_program::tuning::tile_items > classic_program::tuning::tile_items);
+  SKIP_WITHOUT_RING(ring_program);
+  for (const std::size_t n : ring_sizes<ring_program>())
+  {
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    const std::vector<T> classic =
+      expect_staged_ring_matches_classic<sd::ring_input::generated, Kind, T, In, T, Op, ring_program>(first, n, op, init);
+    std::vector<T> expected(n);
+    T running = init;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      const T x = first[static_cast<std::ptrdiff_t>(i)];
+      if constexpr (Kind == sd::scan_kind::exclusive)
+      {
+        expected[i] = running;
+        running     = op(running, x);
+      }
+      else
+      {
+        running     = i == 0 ? x : op(running, x);
+        expected[i] = running;
+      }
+    }
+    expect_bitwise_equal(expected, classic, "the sequential fold");
+  }
+}
+
+TEST(RingStagedScan, computed_inputs_under_exact_operators_take_the_rings_64_KiB_tile_and_keep_the_bits)
+{
+  expect_larger_ring_tile_keeps_the_bits<sd::scan_kind::exclusive, std::uint32_t>(
+    thrust::counting_iterator<std::uint32_t>(4000000000u), thrust::plus<std::uint32_t>{}, 7u);
+  expect_larger_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::uint16_t>(
+    thrust::counting_iterator<std::uint16_t>(40000), thrust::bit_xor<std::uint16_t>{}, std::uint16_t{0});
+  expect_larger_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int8_t>(
+    thrust::counting_iterator<std::int8_t>(-100), thrust::maximum<std::int8_t>{}, std::int8_t{0});
 }
 
 TEST(RingStagedScan, uint8_input_into_float_converted_in_the_stage_keeps_the_classic_bits)

@@ -203,16 +203,18 @@ public:
     __syncwarp();
   }
 
-  // Stages this lane's elements from `element(i)`, i the element's place in the segment: for an
-  // input whose elements are computed, not read (programs/scan_input.h).
-  template <class F>
+  // Stages this lane's elements from `element(i)`, i the element's place in the segment, in order
+  // (an input whose elements are computed, not read, programs/scan_input.h), as values of T or of
+  // `Out`, a type of T's size (results written where the elements would be staged).
+  template <class Out = T, class F>
   __device__ void generate(F&& element) const
   {
+    static_assert(sizeof(Out) == sizeof(T));
 #pragma unroll
     for (int w = 0; w < words_per_lane; ++w)
     {
       const int i = lane_ * words_per_lane + w;
-      T elements[per_word];
+      Out elements[per_word];
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
       {

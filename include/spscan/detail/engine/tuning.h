@@ -92,11 +92,24 @@ constexpr std::size_t blocked_input_bytes = std::size_t{8} << 20;
 // operator's bits, so both engines still give the same results (H200, bench/NOTES.md v33: int64
 // 2^28 0.89 -> 0.96 of copy). Under any other operator blocked_scan_tuning, which the classic
 // engine takes too from the same size (scan_program.h).
-template <class InputValue, class Accum, class OutputValue, bool ExactOperator>
+//
+// A computed input (counting_iterator, constant_iterator: `Generated`) under an exactly associative
+// operator takes 64 KiB tiles of every element size: the ring holds such a tile in shared memory
+// only from its scan to its store (ring_driver.h), so the larger tile costs no stages, and it
+// halves what the scan squad and the prefix warp do a tile per byte (H200, counting_iterator, of
+// a memset of the output at 2^28: int32 0.87 -> 0.95, int64 0.79 -> 0.98, int16 0.79 -> 0.93, int8
+// 0.57 -> 0.78; bench/NOTES.md v91).
+template <int Widest>
+using generated_scan_tuning = tile_shape<Widest, 256, 3>;
+
+template <class InputValue, class Accum, class OutputValue, bool ExactOperator, bool Generated = false>
 using ring_scan_tuning = ::cuda::std::conditional_t<
-  widest_of<InputValue, Accum, OutputValue> == 8,
-  ::cuda::std::conditional_t<ExactOperator, reduced_scan_tuning<InputValue, Accum, OutputValue>, blocked_scan_tuning<8>>,
-  scan_tuning<InputValue, Accum, OutputValue>>;
+  ExactOperator && Generated,
+  generated_scan_tuning<widest_of<InputValue, Accum, OutputValue>>,
+  ::cuda::std::conditional_t<
+    widest_of<InputValue, Accum, OutputValue> == 8,
+    ::cuda::std::conditional_t<ExactOperator, reduced_scan_tuning<InputValue, Accum, OutputValue>, blocked_scan_tuning<8>>,
+    scan_tuning<InputValue, Accum, OutputValue>>>;
 
 // The classic engine's shapes for small inputs: more, smaller tiles, each loaded and scanned
 // sooner, on more SMs. A floating-point result's association follows the tile, and the tile now

@@ -225,6 +225,17 @@ struct scan_program
   __device__ static void write_results(
     params& p, const Slice& staged, bool has_prefix, const Accum& tile_prefix, bool has_exclusive, const Accum& exclusive)
   {
+    write_results_by(p, has_prefix, tile_prefix, has_exclusive, exclusive, [&](auto&& result_of) {
+      staged.template transform<output_of<Slice>>(result_of);
+    });
+  }
+
+  // The same, where `replace_each(result_of)` replaces this thread's elements, in order, by
+  // result_of(element): the staged elements, or elements computed on the way (a generated tile).
+  template <class ReplaceEach>
+  __device__ static void write_results_by(
+    params& p, bool has_prefix, const Accum& tile_prefix, bool has_exclusive, const Accum& exclusive, ReplaceEach&& replace_each)
+  {
     // This thread's exclusive prefix, if it has one (only thread 0 of the first tile of a scan
     // without init has none): the tile's prefix, then the threads before this one.
     bool has_running = has_prefix || has_exclusive;
@@ -240,7 +251,7 @@ struct scan_program
 
     if constexpr (Kind == scan_kind::exclusive)
     {
-      staged.template transform<output_of<Slice>>([&](Accum x) {
+      replace_each([&](Accum x) {
         const Accum result = running;
         running            = p.op(running, x);
         return result;
@@ -248,7 +259,7 @@ struct scan_program
     }
     else
     {
-      staged.template transform<output_of<Slice>>([&](Accum x) {
+      replace_each([&](Accum x) {
         running     = has_running ? p.op(running, x) : x;
         has_running = true;
         return running;
@@ -395,38 +406,44 @@ struct scan_program
     return storage.exclusive.keep(rank, before);
   }
 
-  // The fold of this thread's elements of a computed input, left to right, as thread_total_of
-  // folds them staged: the lane's elements of its warp's segment, `items` from lane x items on (the
-  // elements vector_slice::generate gives the lane).
-  __device__ static Accum generated_thread_total(params& p, int rank, std::size_t tile)
+  // A thread's elements of a computed input, as a staged slice offers them to thread_total_of:
+  // the lane's `items` elements of its warp's segment, from lane x items on (those
+  // vector_slice::generate gives the lane), computed in registers.
+  struct computed_elements
   {
-    const auto in = p.in + static_cast<difference_of<InputIt>>(
-                      ring::warp_segment_first(tile, tuning::tile_items, rank, segment) + (rank % warp_threads) * items);
-    Accum total = in[0];
-#pragma unroll
-    for (int j = 1; j < items; ++j)
+    InputIt first;
+
+    template <class F>
+    __device__ void for_each(F&& f) const
     {
-      const Accum x = in[static_cast<difference_of<InputIt>>(j)];
-      total         = p.op(total, x);
+#pragma unroll
+      for (int j = 0; j < items; ++j)
+      {
+        f(static_cast<Accum>(first[static_cast<difference_of<InputIt>>(j)]));
+      }
     }
-    return total;
+  };
+
+  // The first element of a computed input's warp segment.
+  __device__ static InputIt generated_segment(const params& p, int rank, std::size_t tile)
+  {
+    return p.in + static_cast<difference_of<InputIt>>(ring::warp_segment_first(tile, tuning::tile_items, rank, segment));
   }
 
-  // Bringing an input that is not the output's image into the stage (the reduce squad's part; a
-  // computed input's, the scan squad's): this thread's elements (a computed, transformed or
-  // converted input: each lane's own words, so no warp barrier before it folds them), or its
-  // warp's segment element by element.
+  // The fold of this thread's elements of a computed input, left to right, as if staged.
+  __device__ static Accum generated_thread_total(params& p, int rank, std::size_t tile)
+  {
+    const computed_elements mine{generated_segment(p, rank, tile) + static_cast<difference_of<InputIt>>((rank % warp_threads) * items)};
+    return thread_total_of(p, mine, Accum{});
+  }
+
+  // Bringing an input that is not the output's image into the stage (the reduce squad's part):
+  // this thread's elements (a transformed or converted input: each lane's own words, so no warp
+  // barrier before it folds them), or its warp's segment element by element.
   __device__ static void
   stage_in_ring(params& p, void* stage, int rank, const ring_slice_type& staged, std::size_t tile)
   {
-    if constexpr (ring_input_kind == ring_input::generated)
-    {
-      const auto in = p.in + static_cast<difference_of<InputIt>>(ring::warp_segment_first(tile, tuning::tile_items, rank, segment));
-      staged.generate([&](int i) -> Accum {
-        return in[static_cast<difference_of<InputIt>>(i)];
-      });
-    }
-    else if constexpr (ring_input_kind == ring_input::transformed)
+    if constexpr (ring_input_kind == ring_input::transformed)
     {
       using reference = typename transformed_array<InputIt>::reference;
       auto f          = p.in.functor(); // not const: a transform_iterator's functor may not be
@@ -450,7 +467,8 @@ struct scan_program
   }
 
   // Scan squad (rank in [0, threads)): the tile's results over it, in its stage (a computed tile:
-  // computed first into the result buffer the ring gives as `stage`).
+  // each element computed again and its result written into the result buffer the ring gives as
+  // `stage`, in one pass).
   template <class Tile>
   __device__ static void
   ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const Accum& tile_prefix)
@@ -463,9 +481,17 @@ struct scan_program
     }
     if constexpr (ring_generates_input)
     {
-      stage_in_ring(p, stage, rank, ring_slice(stage, rank), tile.index());
+      const InputIt in = generated_segment(p, rank, tile.index());
+      write_results_by(p, tile.has_prefix(), tile_prefix, has_exclusive, exclusive, [&](auto&& result_of) {
+        ring_slice(stage, rank).template generate<output_value>([&](int i) {
+          return result_of(static_cast<Accum>(in[static_cast<difference_of<InputIt>>(i)]));
+        });
+      });
     }
-    write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
+    else
+    {
+      write_results(p, ring_slice(stage, rank), tile.has_prefix(), tile_prefix, has_exclusive, exclusive);
+    }
   }
 
   // What a slice holds after the scan: output values (16-byte words, written out as they are) or
@@ -512,7 +538,11 @@ template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, 
 using ring_scan_program_for = scan_program_for<
   Kind,
   Accum,
-  ring_scan_tuning<value_of<unwrapped_iterator<InputIt>>, Accum, value_of<unwrapped_iterator<OutputIt>>, exactly_associative<Accum, Op>>,
+  ring_scan_tuning<value_of<unwrapped_iterator<InputIt>>,
+                   Accum,
+                   value_of<unwrapped_iterator<OutputIt>>,
+                   exactly_associative<Accum, Op>,
+                   reads_no_memory<unwrapped_iterator<InputIt>>::value>,
   InputIt,
   OutputIt,
   Op,

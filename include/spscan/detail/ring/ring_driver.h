@@ -201,11 +201,13 @@ struct ring_layout
   // program's storage). Measured on the H200 (counting_iterator int32, of a memset; bench/NOTES.md,
   // fourteenth session): 6 stages of whole tiles 0.73 / 0.745 at 2^26 / 2^28; bookkeeping stages
   // with 3 result buffers 0.80 / 0.815 at 6-8 stages, 2-5 buffers within 2 % of it, and 12-16
-  // stages lower (0.76-0.77). Larger tiles take as many buffers as fit in ~200 KiB with the last
-  // tile's region (sm_90 gives a CTA 227 KiB; the rest is for the stages).
+  // stages lower (0.76-0.77). Larger tiles take as many buffers as fit in 216 KiB with the last
+  // tile's region, at most 3 (sm_90 gives a CTA 227 KiB; the rest is for the stages): the 64 KiB
+  // tiles of computed inputs under exact operators (engine/tuning.h) take 2, which measured 0.95
+  // of a memset for int32 (bench/NOTES.md v91), where the 200 KiB before left them 1 (0.65).
   static constexpr bool generated     = ring_generates_input_of<Program>::value;
   static constexpr int result_buffers = [] {
-    const int fit = static_cast<int>((std::size_t{200} << 10) / stage_bytes) - 1;
+    const int fit = static_cast<int>((std::size_t{216} << 10) / stage_bytes) - 1;
     return fit < 1 ? 1 : (fit > 3 ? 3 : fit);
   }();
   static constexpr int max_generated_stages = 8;
