@@ -3,9 +3,10 @@
 //  - a raw array whose elements are the output's size: the tile's image, by bulk copy (the vector
 //    layout, engine/tile_io.h);
 //  - an iterator that reads no memory (counting_iterator, constant_iterator): the reduce squad
-//    computes each element into the stage, a 16-byte word of a lane's own elements at a time, in
-//    the accumulator type. (A transform_iterator over one is not taken: its functor may gather
-//    from memory, which that order would read a lane's row apart, uncoalesced);
+//    computes and folds each lane's own elements in registers, and the scan squad computes them
+//    again, writing their results a 16-byte word at a time (programs/scan_program.h). (A
+//    transform_iterator over one is not taken: its functor may gather from memory, which that
+//    order would read a lane's row apart, uncoalesced);
 //  - a transform_iterator over a raw array whose elements are the accumulator's size: the array's
 //    image by bulk copy, then the reduce squad replaces each element by the functor's value in
 //    place, once;

@@ -281,9 +281,10 @@ struct scan_program
                                          || ring_input_kind == ring_input::transformed
                                          || ring_input_kind == ring_input::converted;
   static constexpr bool ring_stores_by_copy    = vector_layout || ring_holds_words;
-  // A computed tile is folded in registers and computed again by the scan squad: it then takes
-  // shared memory only from its scan to its store (ring/ring_driver.h; counting_iterator int32 on
-  // the H200 0.74 -> 0.81 / 0.83 of a memset at 2^26 / 2^28, bench/NOTES.md v90).
+  // A computed tile is folded in registers and computed again by the scan squad, which writes
+  // each element's result as it computes it: the tile takes shared memory only from its scan to
+  // its store (ring/ring_driver.h; counting_iterator int32 on the H200 0.74 -> 0.81 / 0.83 of a
+  // memset at 2^26 / 2^28, bench/NOTES.md v90; in one pass and 64 KiB tiles 0.95 at 2^28, v91).
   static constexpr bool ring_generates_input = ring_input_kind == ring_input::generated;
   // Tiles the reduce squad computes leave by the copy engine: with no loads beside them its stores
   // measured faster than the threads' (H200, counting_iterator int32 2^28 0.72 -> 0.80 of a memset
