@@ -633,23 +633,19 @@ void expect_larger_ring_tile_keeps_the_bits(In first, Op op, T init)
     SCOPED_TRACE(::testing::Message() << "n " << n);
     const std::vector<T> classic =
       expect_staged_ring_matches_classic<sd::ring_input::generated, Kind, T, In, T, Op, ring_program>(first, n, op, init);
-    std::vector<T> expected(n);
-    T running = init;
+    std::vector<T> in(n);
     for (std::size_t i = 0; i < n; ++i)
     {
-      const T x = first[static_cast<std::ptrdiff_t>(i)];
-      if constexpr (Kind == sd::scan_kind::exclusive)
-      {
-        expected[i] = running;
-        running     = op(running, x);
-      }
-      else
-      {
-        running     = i == 0 ? x : op(running, x);
-        expected[i] = running;
-      }
+      in[i] = first[static_cast<std::ptrdiff_t>(i)];
     }
-    expect_bitwise_equal(expected, classic, "the sequential fold");
+    if constexpr (Kind == sd::scan_kind::exclusive)
+    {
+      expect_bitwise_equal(spscan_test::reference_exclusive<T>(in, init, op), classic, "the sequential fold");
+    }
+    else
+    {
+      expect_bitwise_equal(spscan_test::reference_inclusive<T>(in, op), classic, "the sequential fold");
+    }
   }
 }
 
