@@ -414,6 +414,7 @@ struct planted
   bool restarts_unseen = false; // a restarting fold that misses the carries that restart
   bool values_unshared = false; // the lanes' share() does nothing: value() gives an earlier read's
   bool result_buffer_refilled_unread = false; // the scanner does not wait for the copy engine's read
+  bool reduce_waits_for_prefix = false; // the reduce thread takes the tile's prefix before it is done
 };
 
 template <class Op>
@@ -515,6 +516,7 @@ struct launch_shape
   int prefix_turns = 1; // prefix threads per CTA, taking turns
   bool blocked     = false; // the blocked association (blocked_prefix.h; one prefix thread)
   int result_buffers = 0; // > 0: a generated input, its results through this many buffers a CTA
+  bool gap_once_reduced = false; // the prefix thread reads a gap only once its own tile is reduced
 };
 
 // A CTA's result buffers (a generated input), between its scanner and its copy engine: the tile
@@ -718,6 +720,10 @@ launch_outcome run_launch(const launch_shape& shape,
                 const Accum aggregate = generated ? aggregates[tile] : slot.data; // generated: from the input
                 ch.step();
                 states.publish(tile, status_aggregate, aggregate);
+                if (bugs.reduce_waits_for_prefix)
+                {
+                  slot.prefixed.wait(parity, ch);
+                }
               }
               slot.reduced.arrive();
               if (tile == no_more_tiles)
@@ -733,6 +739,10 @@ launch_outcome run_launch(const launch_shape& shape,
               if (tile == no_more_tiles)
               {
                 break;
+              }
+              if (shape.gap_once_reduced)
+              {
+                slot.reduced.wait(parity, ch); // ring_reads_gap_once_reduced (the by-key scans)
               }
               // The planted skip: the gap starts after the previous tile, leaving out its aggregate.
               const std::size_t gap_start = previous_tile + (bugs.skips_own_aggregate && previous_tile < tile ? 1 : 0);
@@ -921,7 +931,8 @@ std::string describe(const launch_shape& s, std::uint64_t seed, const launch_out
   std::ostringstream text;
   text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, " << s.prefix_turns
        << " prefix threads" << (s.blocked ? ", blocked association" : "")
-       << (s.result_buffers > 0 ? ", generated, " + std::to_string(s.result_buffers) + " result buffers" : std::string{}) << ", seed " << seed << ": hung "
+       << (s.result_buffers > 0 ? ", generated, " + std::to_string(s.result_buffers) + " result buffers" : std::string{})
+       << (s.gap_once_reduced ? ", gaps read once the own tile is reduced" : "") << ", seed " << seed << ": hung "
        << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
        << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
   return text.str();
@@ -952,6 +963,16 @@ const launch_shape generated_shapes[] = {{40, 1, 3, 1, false, 1},
                                          {200, 5, 8, 2, false, 3},
                                          {64, 7, 4, 2, false, 1},
                                          {300, 70, 3, 1, false, 3}};
+
+// The by-key scans' ring (ring_reads_gap_once_reduced): the prefix thread also waits for its own
+// tile's reduce; one CTA, a few, and more CTAs than tiles in flight, in the plain and the blocked
+// association.
+const launch_shape gap_once_reduced_shapes[] = {{40, 1, 3, 1, false, 0, true},
+                                                {97, 3, 3, 1, false, 0, true},
+                                                {150, 4, 6, 1, false, 0, true},
+                                                {300, 70, 3, 1, false, 0, true},
+                                                {200, 5, 8, 1, true, 0, true},
+                                                {700, 40, 4, 1, true, 0, true}};
 
 template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
 void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tried)[Shapes] = shapes)
@@ -1015,6 +1036,25 @@ TEST(RingModel, SegmentCarryPrefixesRestartedByVoteKeepTheLeftFoldsBitsUnderAdve
 {
   float_plus inner;
   expect_clean_schedules<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, 4);
+}
+
+TEST(RingModel, SegmentCarryPrefixesReadOnceTheOwnTileIsReducedKeepTheirFoldsBitsUnderAdversarialSchedules)
+{
+  float_plus inner;
+  expect_clean_schedules<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, 4,
+                                                                   gap_once_reduced_shapes);
+}
+
+// The wait that ring_reads_gap_once_reduced adds closes a cycle if the reduce side ever waits for
+// the prefix before it is done: the model must see that hang.
+TEST(RingModel, CatchesAReduceThatWaitsForThePrefixWhereGapsAreReadOnceReduced)
+{
+  planted bugs;
+  bugs.reduce_waits_for_prefix = true;
+  float_plus inner;
+  expect_caught<segment_tile_state<float>, float_segment>(segmented_op<float, float_plus>{inner}, bugs,
+                                                          "a reduce that waits for its tile's prefix",
+                                                          gap_once_reduced_shapes);
 }
 
 #if SPSCAN_HAS_WORD128

@@ -328,6 +328,11 @@ struct scan_by_key_program
     vector_layout && keys_take_vector_layout && (ring_reads_head_words || ring_tile_bytes <= ring_stage_limit);
   static constexpr bool ring_copies_input   = true;
   static constexpr bool ring_stores_by_copy = true;
+  // The prefix warp reads a tile's gap once the tile is reduced (ring_driver.h): a by-key prefix
+  // waited mostly for gaps not yet published, and reading later measured 1.17-1.23x -> 1.20-1.27x
+  // of CUB for float and int32 values in segments of 8 at 2^24-2^26 (H200, bench/NOTES.md v92);
+  // double values (head words, the blocked association) lost 1-6 % and keep the early read.
+  static constexpr bool ring_reads_gap_once_reduced = !ring_reads_head_words;
   static_assert(!runs_on_ring || ring_value_tile_bytes % ring::swizzle_block_bytes == 0,
                 "the keys' image starts on a swizzle block");
 

@@ -58,6 +58,8 @@
 //                                     stage (it gets none) and ring_scan computes it again into the
 //                                     result buffer it is given
 //   ring_stores_by_copy               whether the tile's results are its stage's image (ring_store)
+//   ring_reads_gap_once_reduced       (optional) whether the prefix warp reads a tile's gap only once
+//                                     the reduce squad is done with the tile (prefix_warp)
 //   ring_bulk_stores                  (optional) whether the copy engine stores them by default
 //                                     rather than the scan squad's threads (ring_launch.h)
 //   ring_storage                      what the reduce squad leaves the scan squad, per stage
@@ -95,6 +97,16 @@ struct ring_prefix_warps_of<Program, ::cuda::std::void_t<decltype(Program::ring_
 {
   static constexpr int value = Program::ring_prefix_warps;
 };
+
+// Whether the prefix warp reads a tile's gap only once the CTA's own tile is reduced (a program's
+// `ring_reads_gap_once_reduced`; else false, as soon as it has the tile's id).
+template <class Program, class = void>
+struct ring_reads_gap_once_reduced_of : ::cuda::std::false_type
+{};
+template <class Program>
+struct ring_reads_gap_once_reduced_of<Program, ::cuda::std::void_t<decltype(Program::ring_reads_gap_once_reduced)>>
+    : ::cuda::std::bool_constant<Program::ring_reads_gap_once_reduced>
+{};
 
 // The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
 // (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
@@ -532,6 +544,14 @@ private:
       if (tile == no_more_tiles)
       {
         return;
+      }
+      if constexpr (ring_reads_gap_once_reduced_of<Program>::value)
+      {
+        // The other CTAs' tiles in the gap are loaded and reduced about when this one is: a read
+        // issued before then mostly finds them unpublished and costs another round trip. (The
+        // reduce squad arrives on `reduced` before anything it does waits for this warp, the last
+        // partial tile's run included: no wait cycle.)
+        c.reduced.wait(at.parity);
       }
       if constexpr (layout::blocked)
       {
