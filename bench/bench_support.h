@@ -340,6 +340,15 @@ check_outcome compare_on_device(const T* got, const T* want, std::size_t n, int 
 // ---------------------------------------------------------------------------------------------
 // Timing
 
+// The bytes of the copy a by-key scan of n int keys and values V is set beside: it reads keys and
+// values and writes values, each once, and a copy of half those bytes moves as many (each byte
+// read and written).
+template <class V>
+std::size_t by_key_copy_bytes(std::size_t n)
+{
+  return n * (sizeof(int) + 2 * sizeof(V)) / 2;
+}
+
 // The median of the samples (the mean of the middle two for an even count).
 template <class T>
 double median_of(std::vector<T> samples)

@@ -135,7 +135,7 @@ void run_case(const char* value_name, int log2n, int sm_count)
   CHECK_CUDA(cub::DeviceScan::InclusiveSumByKey(nullptr, temp_bytes, keys.get(), values.get(), out.get(), n,
                                                 ::cuda::std::equal_to<>{}, bench_stream));
   device_array<char> temp(temp_bytes);
-  const std::size_t copy_bytes = n * (sizeof(int) + 2 * sizeof(V)) / 2;
+  const std::size_t copy_bytes = by_key_copy_bytes<V>(n);
   device_array<char> copy_in(copy_bytes), copy_out(copy_bytes);
 
   event_timer timer;
