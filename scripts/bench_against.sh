@@ -10,12 +10,17 @@
 # Usage: [BENCH=scan_by_key_bench] scripts/bench_against.sh BASELINE [benchmark option]...
 #        (e.g. --max-log2 28 --no-extras for scan_bench, --min-log2 20 for scan_by_key_bench)
 # CURRENT_BENCH=path uses an already built benchmark of this tree instead of building one;
+# BASELINE_BENCH=path an already built baseline (then no BASELINE argument: every argument is a
+# benchmark option), so two builds made elsewhere (a probe's header variants) run alternately;
 # ROUNDS=N alternates N times (default 2).
 # Output: $OUT (default ./out)/bench_against.csv and the table on stdout.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-baseline=$(cd "$1" && pwd)
-shift
+baseline_bench=${BASELINE_BENCH:-}
+if [[ -z $baseline_bench ]]; then
+  baseline=$(cd "$1" && pwd)
+  shift
+fi
 OUT=${OUT:-./out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -27,8 +32,10 @@ build() { # build <source dir> <build dir>
     -DSPSCAN_BUILD_EXAMPLES=OFF > "$2.configure.log" 2>&1
   cmake --build "$2" --target "$bench" --parallel "$jobs" > "$2.build.log" 2>&1
 }
-build "$baseline" "$root/build/bench-baseline"
-baseline_bench="$root/build/bench-baseline/bench/$bench"
+if [[ -z $baseline_bench ]]; then
+  build "$baseline" "$root/build/bench-baseline"
+  baseline_bench="$root/build/bench-baseline/bench/$bench"
+fi
 current_bench=${CURRENT_BENCH:-}
 if [[ -z $current_bench ]]; then
   build "$root" "$root/build/bench-current"
