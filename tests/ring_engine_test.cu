@@ -1,7 +1,8 @@
 // The ring engine (detail/ring/) on the GPU: every result bit for bit the classic engine's for the
 // same input and tile shape (the same association), integers also equal to a sequential host fold,
 // for the shallowest, a middle and the deepest ring the device allows and both ways of storing a
-// tile; every scan kind, in place, non-commutative operators with packed and split tile states,
+// tile, with and without the prefix service (ring/prefix_service.h); every scan kind, in place,
+// non-commutative operators with packed and split tile states,
 // and the public entry points that choose the engine by device and size. Skips visibly without a GPU, and where the GPU has no ring
 // (before sm_90), the ring-only cases skip with that reason.
 #include <spscan/spscan.h>
@@ -60,8 +61,28 @@ std::vector<T> classic_result(const std::vector<T>& host_in, const typename Prog
   return to_host(out);
 }
 
+// How many CTAs a ring launch takes (0: one per SM) and whether it has a prefix service
+// (ring/prefix_service.h): the full grid as the size says (the tests' sizes are served) and
+// without, one CTA (never served), and three with the service on, so that two clients each take
+// many tiles through every stage.
+struct ring_grid
+{
+  int ctas;
+  sd::ring::prefix_service service;
+};
+constexpr ring_grid ring_grids[] = {{0, sd::ring::prefix_service::by_size},
+                                    {0, sd::ring::prefix_service::off},
+                                    {1, sd::ring::prefix_service::by_size},
+                                    {3, sd::ring::prefix_service::on}};
+
+const char* service_name(sd::ring::prefix_service service)
+{
+  return service == sd::ring::prefix_service::on ? "served" : (service == sd::ring::prefix_service::off ? "unserved" : "served by size");
+}
+
 // Runs Program over `in` on the classic engine and on the ring with the options the device allows
-// (three depths, both stores, three CTA counts); every ring result must carry the classic result's bits. Returns the classic result.
+// (three depths, both stores, the grids above); every ring result must carry the classic result's
+// bits. Returns the classic result.
 template <class Program, class T>
 std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const typename Program::params& like, bool in_place = false)
 {
@@ -74,12 +95,11 @@ std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const 
   {
     for (const bool by_threads : {false, true})
     {
-      // One CTA per SM, and few CTAs: then every CTA runs many tiles through every stage.
-      for (const int ctas : {0, 1, 3})
+      for (const ring_grid grid : ring_grids)
       {
         SCOPED_TRACE(::testing::Message() << "n " << n << ", " << stages << " stages, stores by "
-                                          << (by_threads ? "threads" : "the copy engine") << ", CTAs " << ctas
-                                          << (in_place ? ", in place" : ""));
+                                          << (by_threads ? "threads" : "the copy engine") << ", CTAs " << grid.ctas << ", "
+                                          << service_name(grid.service) << (in_place ? ", in place" : ""));
         thrust::device_vector<T> source(in);
         auto p = like;
         p.n    = n;
@@ -89,7 +109,8 @@ std::vector<T> expect_ring_matches_classic(const std::vector<T>& host_in, const 
         {
           poison(ring_out);
         }
-        const sd::ring::ring_options options{stages, by_threads, ctas};
+        sd::ring::ring_options options{stages, by_threads, grid.ctas};
+        options.service = grid.service;
         const bool ran = sd::ring::launch_ring<Program>(policy, p, n, p.in, p.out, &options);
         EXPECT_TRUE(ran) << "the ring declined a launch it offers";
         if (!ran)
@@ -353,18 +374,19 @@ TEST(RingScan, either_way_of_clearing_the_callers_storage_gives_the_classic_bits
   auto policy = thrust::cuda::par(alloc).on(0);
   for (const sd::storage_clear clear : {sd::storage_clear::by_the_kernel, sd::storage_clear::beside_dependent_launch})
   {
-    for (const int ctas : {0, 3})
+    for (const ring_grid grid : {ring_grids[0], ring_grids[3]})
     {
       for (int call = 0; call < 3; ++call)
       {
         SCOPED_TRACE(::testing::Message() << (clear == sd::storage_clear::by_the_kernel ? "cleared by the ring's CTAs" : "cleared by a kernel before")
-                                          << ", CTAs " << ctas << ", call " << call);
+                                          << ", CTAs " << grid.ctas << ", " << service_name(grid.service) << ", call " << call);
         poison(out);
         auto p = like;
         p.in   = thrust::raw_pointer_cast(in.data());
         p.out  = thrust::raw_pointer_cast(out.data());
-        sd::ring::ring_options options{ring_stages_here<program>(), true, ctas};
-        options.clear  = clear;
+        sd::ring::ring_options options{ring_stages_here<program>(), true, grid.ctas};
+        options.clear   = clear;
+        options.service = grid.service;
         const int lent = alloc.lent;
         ASSERT_TRUE((sd::ring::launch_ring<program>(policy, p, n, p.in, p.out, &options))) << "the ring declined a launch it offers";
         EXPECT_EQ(alloc.lent, lent + 1) << "the call took its tile states from the caller's allocator";
@@ -379,7 +401,9 @@ TEST(RingScan, either_way_of_clearing_the_callers_storage_gives_the_classic_bits
 // results either way. Calls without an allocator keep their tile states between calls, neither
 // engine clearing them: each call reads and writes its own epoch and takes ids where the last
 // call, ring or classic, left the counter (engine/launch.h). Repeated calls of changing sizes, on
-// one engine then the other and back, on larger and smaller storage, check that.
+// one engine then the other and back, on larger and smaller storage, check that. The ring's sizes
+// here have a prefix service (up to 32 tiles a CTA): 2 to 23 tiles a CTA on 132 SMs, where a
+// served prefix warp whose lanes went their own ways once hung from about 12.
 TEST(RingScan, public_calls_of_changing_sizes_and_alignment_equal_the_sequential_scan)
 {
   SPSCAN_REQUIRE_GPU();

@@ -36,6 +36,12 @@
 // and must give the same prefixes; so must by-key carries (float sums restarting at segment
 // starts, in the one-word segment state), whose runs are folded from their last restart on.
 //
+// A launch with a prefix service (ring/prefix_service.h): the CTA whose producer takes the first
+// id serves, its prefix thread running the library's serve_prefixes over host lanes that publish
+// each lane's P (the device's tree for exact sums, each lane's chain otherwise) in shuffled order;
+// the others' prefix threads take served_prefix, the P of the tile before, once their own tile is
+// reduced. The P's lie beside the aggregates in the same kept storage, in the same epochs.
+//
 // Planted bugs, each of which the model must catch: the fold's operands swapped; a tree (for an
 // exact operator, or of a block under the blocked association) that leaves out a run's last
 // aggregate; a CTA that skips
@@ -48,10 +54,14 @@
 // and, with two prefix threads, one that
 // takes the previous tile's prefix from its stage without waiting for it to be written. A schedule that does not end by its
 // deadline is reported as hung (the last bug breaks the barriers' phases and shows that way).
+// Planted in a served launch: a service that folds past the first unpublished aggregate; one that
+// leaves a run's last P unpublished; a client that reads its own tile's P for its prefix; and
+// there too a launch that reads the last launch's states (its P's included) as its own.
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/ring/blocked_prefix.h>
+#include <spscan/detail/ring/prefix_service.h>
 #include <spscan/detail/ring/running_prefix.h>
 
 #include <support/blocked_reference.h>
@@ -301,10 +311,12 @@ class host_forward_lanes
 public:
   static constexpr int windows = Windows;
 
-  host_forward_lanes(chaos& c, bool tree_drops_last, bool values_unshared)
+  host_forward_lanes(chaos& c, bool tree_drops_last, bool values_unshared, bool claims_unpublished = false, bool drops_last_p = false)
       : chaos_(c)
       , tree_drops_last_(tree_drops_last)
       , values_unshared_(values_unshared)
+      , claims_unpublished_(claims_unpublished)
+      , drops_last_p_(drops_last_p)
   {}
   template <class State>
   void load(const State& states, std::size_t first, std::size_t end)
@@ -331,6 +343,10 @@ public:
     for (int lane = 0; lane < warp_threads; ++lane)
     {
       bits |= (window_[w][lane].status != status_empty ? 1u : 0u) << lane;
+    }
+    if (claims_unpublished_ && bits != 0xffffffffu)
+    {
+      bits |= bits + 1; // the planted bug: the first unpublished lane counts as published
     }
     return bits;
   }
@@ -389,11 +405,72 @@ public:
   {
     chaos_.wait_turn();
   }
+  // The service's lanes (prefix_service.h, service_lanes): each lane's P from the window's values
+  // as the device forms it, published lane by lane in a shuffled order.
+  template <class State, class Op>
+  Accum publish_prefixes(const State& states, std::size_t first_slot, int w, int run, const ring::running_prefix<Accum>& prefix, Op& op)
+  {
+    Accum inclusive[warp_threads];
+    if constexpr (exactly_associative<Accum, Op>)
+    {
+      Accum x[warp_threads];
+      for (int lane = 0; lane < warp_threads; ++lane)
+      {
+        x[lane] = window_[w][lane].value;
+      }
+      for (int d = 1; d < warp_threads; d *= 2)
+      {
+        Accum next[warp_threads];
+        for (int lane = 0; lane < warp_threads; ++lane)
+        {
+          next[lane] = lane >= d ? op(x[lane - d], x[lane]) : x[lane];
+        }
+        std::copy(next, next + warp_threads, x);
+      }
+      for (int lane = 0; lane < warp_threads; ++lane)
+      {
+        inclusive[lane] = prefix.present ? op(prefix.value, x[lane]) : x[lane];
+      }
+    }
+    else
+    {
+      for (int lane = 0; lane < warp_threads; ++lane)
+      {
+        Accum x = prefix.present ? prefix.value : window_[w][0].value;
+        for (int k = 0; k <= lane; ++k)
+        {
+          if (prefix.present || k > 0)
+          {
+            x = op(x, window_[w][k].value);
+          }
+        }
+        inclusive[lane] = x;
+      }
+    }
+    int order[warp_threads];
+    std::iota(order, order + warp_threads, 0);
+    for (int i = warp_threads - 1; i > 0; --i)
+    {
+      std::swap(order[i], order[chaos_.next() % (i + 1)]);
+    }
+    const int publishing = drops_last_p_ ? run - 1 : run;
+    for (const int lane : order)
+    {
+      if (lane < publishing)
+      {
+        states.publish(first_slot + static_cast<std::size_t>(lane), status_prefix, inclusive[lane]);
+        chaos_.step();
+      }
+    }
+    return inclusive[run - 1];
+  }
 
 private:
   chaos& chaos_;
   bool tree_drops_last_;
   bool values_unshared_;
+  bool claims_unpublished_;
+  bool drops_last_p_;
   tile_snapshot<Accum> window_[Windows][warp_threads];
   Accum shared_[Windows][warp_threads]{};
 };
@@ -415,6 +492,9 @@ struct planted
   bool values_unshared = false; // the lanes' share() does nothing: value() gives an earlier read's
   bool result_buffer_refilled_unread = false; // the scanner does not wait for the copy engine's read
   bool reduce_waits_for_prefix = false; // the reduce thread takes the tile's prefix before it is done
+  bool service_passes_unpublished = false; // the service folds the first unpublished aggregate too
+  bool service_drops_run_end = false; // the service leaves a run's last P unpublished
+  bool client_reads_own_p = false; // a served prefix thread takes its own tile's P, not the one before
 };
 
 template <class Op>
@@ -506,7 +586,8 @@ struct stage_slot
   bool prefix_present = false;
 };
 
-constexpr std::size_t no_more_tiles = ~std::size_t{0};
+constexpr std::size_t no_more_tiles   = ~std::size_t{0};
+constexpr std::size_t serves_prefixes = no_more_tiles - 1; // the producer's word: this CTA serves
 
 struct launch_shape
 {
@@ -517,6 +598,7 @@ struct launch_shape
   bool blocked     = false; // the blocked association (blocked_prefix.h; one prefix thread)
   int result_buffers = 0; // > 0: a generated input, its results through this many buffers a CTA
   bool gap_once_reduced = false; // the prefix thread reads a gap only once its own tile is reduced
+  bool served           = false; // a prefix service (one prefix thread, two CTAs or more)
 };
 
 // A CTA's result buffers (a generated input), between its scanner and its copy engine: the tile
@@ -665,7 +747,8 @@ launch_outcome run_launch(const launch_shape& shape,
           std::size_t previous = no_more_tiles; // the producer's last tile
           int ends_marked      = 0;
           ring::running_prefix<Accum> prefix{Accum{}, false, 0}; // a single prefix thread's, carried
-          host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run, bugs.values_unshared);
+          host_forward_lanes<Accum, 2> lanes(ch, bugs.tree_drops_last_of_run, bugs.values_unshared, bugs.service_passes_unpublished,
+                                             bugs.service_drops_run_end);
           for (;;)
           {
             stage_slot<Accum>& slot = stages[stage];
@@ -692,21 +775,23 @@ launch_outcome run_launch(const launch_shape& shape,
                   ++wrong;
                   report("tile id " + std::to_string(id) + " is outside the launch's ids");
                 }
-                tile = id < tiles ? static_cast<std::size_t>(id) : no_more_tiles;
+                // A served launch's first id is the service's; the tiles' ids are one past.
+                const std::uint64_t tile_id = shape.served ? id - 1 : id;
+                tile = shape.served && id == 0 ? serves_prefixes : (tile_id < tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
               }
               slot.tile.store(tile, std::memory_order_relaxed);
               slot.previous_tile.store(previous, std::memory_order_relaxed);
               previous = tile;
               slot.id_known.arrive();
               ch.step();
-              if (tile != no_more_tiles && !generated)
+              if (tile < serves_prefixes && !generated)
               {
                 slot.data_tile.store(tile, std::memory_order_relaxed);
                 slot.data = aggregates[tile]; // the tile's bytes, reduced to what the model needs
               }
               slot.loaded.arrive();
               // Past the last tile, the end is marked in as many stages as there are prefix threads.
-              if (tile == no_more_tiles && ++ends_marked == turns)
+              if (tile == serves_prefixes || (tile == no_more_tiles && ++ends_marked == turns))
               {
                 break;
               }
@@ -715,7 +800,7 @@ launch_outcome run_launch(const launch_shape& shape,
             {
               slot.loaded.wait(parity, ch);
               const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
-              if (tile != no_more_tiles)
+              if (tile < serves_prefixes)
               {
                 const Accum aggregate = generated ? aggregates[tile] : slot.data; // generated: from the input
                 ch.step();
@@ -726,7 +811,7 @@ launch_outcome run_launch(const launch_shape& shape,
                 }
               }
               slot.reduced.arrive();
-              if (tile == no_more_tiles)
+              if (tile >= serves_prefixes)
               {
                 break;
               }
@@ -740,57 +825,76 @@ launch_outcome run_launch(const launch_shape& shape,
               {
                 break;
               }
-              if (shape.gap_once_reduced)
+              if (tile == serves_prefixes)
               {
-                slot.reduced.wait(parity, ch); // ring_reads_gap_once_reduced (the by-key scans)
+                ring::serve_prefixes(states, tiles, ring::running_prefix<Accum>{Accum{}, false, 0}, fold, lanes);
+                break;
               }
-              // The planted skip: the gap starts after the previous tile, leaving out its aggregate.
-              const std::size_t gap_start = previous_tile + (bugs.skips_own_aggregate && previous_tile < tile ? 1 : 0);
-              if (shape.blocked)
+              if (shape.served)
               {
-                const ring::running_prefix<Accum> found = ring::blocked_prefix_of(states, prefix, tile, fold, lanes);
-                slot.prefix         = found.value;
-                slot.prefix_present = found.present;
-                slot.prefixed.arrive();
-              }
-              else if (turns == 1 || previous_tile == no_more_tiles)
-              {
-                ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
-                if (bugs.skips_own_aggregate && prefix.next == tile)
+                slot.reduced.wait(parity, ch);
+                slot.prefix_present = tile > 0;
+                if (tile > 0)
                 {
-                  prefix.next = tile + 1;
+                  const std::size_t read_for = bugs.client_reads_own_p ? tile + 1 : tile;
+                  slot.prefix = ring::served_prefix(states, tiles, read_for, [&] { ch.wait_turn(); });
                 }
+                slot.prefixed.arrive();
               }
               else
               {
-                stage_slot<Accum>& before = stages[stage == 0 ? S - 1 : stage - 1];
-                const unsigned before_parity = stage == 0 ? parity ^ 1u : parity;
-                const auto previous_prefix = [&] {
-                  if (!bugs.previous_prefix_unwaited)
+                if (shape.gap_once_reduced)
+                {
+                  slot.reduced.wait(parity, ch); // ring_reads_gap_once_reduced (the by-key scans)
+                }
+                // The planted skip: the gap starts after the previous tile, leaving out its aggregate.
+                const std::size_t gap_start = previous_tile + (bugs.skips_own_aggregate && previous_tile < tile ? 1 : 0);
+                if (shape.blocked)
+                {
+                  const ring::running_prefix<Accum> found = ring::blocked_prefix_of(states, prefix, tile, fold, lanes);
+                  slot.prefix         = found.value;
+                  slot.prefix_present = found.present;
+                  slot.prefixed.arrive();
+                }
+                else if (turns == 1 || previous_tile == no_more_tiles)
+                {
+                  ring::fold_aggregates_until(states, prefix, tile, fold, lanes);
+                  if (bugs.skips_own_aggregate && prefix.next == tile)
                   {
-                    before.prefixed.wait(before_parity, ch);
+                    prefix.next = tile + 1;
                   }
-                  ring::running_prefix<Accum> known{Accum{}, previous_tile > 0, gap_start};
-                  if (known.present)
-                  {
-                    known.value = before.prefix;
-                  }
-                  return known;
-                };
-                ring::fold_gap_onto(states, gap_start, tile, previous_prefix, prefix, fold, lanes);
-              }
-              if (!shape.blocked)
-              {
-                slot.prefix         = prefix.value;
-                slot.prefix_present = prefix.present;
-                slot.prefixed.arrive();
+                }
+                else
+                {
+                  stage_slot<Accum>& before = stages[stage == 0 ? S - 1 : stage - 1];
+                  const unsigned before_parity = stage == 0 ? parity ^ 1u : parity;
+                  const auto previous_prefix = [&] {
+                    if (!bugs.previous_prefix_unwaited)
+                    {
+                      before.prefixed.wait(before_parity, ch);
+                    }
+                    ring::running_prefix<Accum> known{Accum{}, previous_tile > 0, gap_start};
+                    if (known.present)
+                    {
+                      known.value = before.prefix;
+                    }
+                    return known;
+                  };
+                  ring::fold_gap_onto(states, gap_start, tile, previous_prefix, prefix, fold, lanes);
+                }
+                if (!shape.blocked)
+                {
+                  slot.prefix         = prefix.value;
+                  slot.prefix_present = prefix.present;
+                  slot.prefixed.arrive();
+                }
               }
             }
             else if (role == 2)
             {
               slot.reduced.wait(parity, ch);
               const std::size_t tile = slot.tile.load(std::memory_order_relaxed);
-              if (tile == no_more_tiles)
+              if (tile >= serves_prefixes)
               {
                 mine.scanner_done.store(true, std::memory_order_release);
                 break;
@@ -865,7 +969,7 @@ template <class Inner, class Accum, class Op>
 launch_outcome run_launches_on_kept_storage(
   const launch_shape& shape, Op op, const planted& bugs, std::uint64_t seed, clock_type::duration limit = std::chrono::seconds(30))
 {
-  const tile_storage_layout<Inner> layout{shape.tiles};
+  const tile_storage_layout<Inner> layout{shape.served ? 2 * shape.tiles : shape.tiles}; // the P's beside the aggregates
   std::vector<word128> storage((layout.total_bytes() + sizeof(word128) - 1) / sizeof(word128));
   void* base = storage.data();
   auto* bytes = static_cast<unsigned char*>(base);
@@ -932,7 +1036,7 @@ std::string describe(const launch_shape& s, std::uint64_t seed, const launch_out
   text << s.tiles << " tiles, " << s.ctas << " CTAs, " << s.stages << " stages, " << s.prefix_turns
        << " prefix threads" << (s.blocked ? ", blocked association" : "")
        << (s.result_buffers > 0 ? ", generated, " + std::to_string(s.result_buffers) + " result buffers" : std::string{})
-       << (s.gap_once_reduced ? ", gaps read once the own tile is reduced" : "") << ", seed " << seed << ": hung "
+       << (s.gap_once_reduced ? ", gaps read once the own tile is reduced" : "") << (s.served ? ", served" : "") << ", seed " << seed << ": hung "
        << o.hung << ", wrong prefixes " << o.wrong << ", stale stages " << o.stale << ", tiles not scanned once "
        << o.missed << (o.first_problem.empty() ? "" : " (" + o.first_problem + ")");
   return text.str();
@@ -973,6 +1077,15 @@ const launch_shape gap_once_reduced_shapes[] = {{40, 1, 3, 1, false, 0, true},
                                                 {300, 70, 3, 1, false, 0, true},
                                                 {200, 5, 8, 1, true, 0, true},
                                                 {700, 40, 4, 1, true, 0, true}};
+
+// A prefix service: two CTAs (one client), a few with shallow and deep rings, and more CTAs than
+// tiles in flight, so that the service folds windows that end short and clients wait on it.
+const launch_shape served_shapes[] = {{40, 2, 3, 1, false, 0, false, true},
+                                      {97, 3, 3, 1, false, 0, false, true},
+                                      {150, 4, 6, 1, false, 0, false, true},
+                                      {64, 7, 4, 1, false, 0, false, true},
+                                      {200, 5, 8, 1, false, 0, false, true},
+                                      {300, 70, 3, 1, false, 0, false, true}};
 
 template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
 void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tried)[Shapes] = shapes)
@@ -1206,6 +1319,70 @@ TEST(RingModel, CatchesABlockedSplitPublicationWhoseStatusPrecedesItsValue)
   planted bugs;
   bugs.status_before_value = true;
   expect_caught<split_tile_state<mat2>, mat2>(mat2_product{}, bugs, "the status published before the value", blocked_shapes);
+}
+
+// The prefix service (ring/prefix_service.h): each client's prefix is the left fold's, bit for bit,
+// through the service's chains (affine maps, matrix products in split states, float sums) and its
+// trees (exact sums), in kept storage whose earlier launches left P's of their own.
+TEST(RingModel, ServedPrefixesAreTheLeftFoldUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<affine>, affine>(affine_then{}, 6, served_shapes);
+  expect_clean_schedules<split_tile_state<mat2>, mat2>(mat2_product{}, 3, served_shapes);
+  expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4, served_shapes);
+  expect_clean_schedules<packed_tile_state<std::uint32_t>, std::uint32_t>(exact_sum{}, 4, served_shapes);
+}
+
+TEST(RingModel, CatchesAServiceThatFoldsPastAnUnpublishedAggregate)
+{
+  planted bugs;
+  bugs.service_passes_unpublished = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a service that folds the first unpublished aggregate", served_shapes);
+}
+
+TEST(RingModel, CatchesAServiceThatLeavesARunsLastPrefixUnpublished)
+{
+  planted bugs;
+  bugs.service_drops_run_end = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a service that leaves a run's last P unpublished", served_shapes);
+}
+
+TEST(RingModel, CatchesAServedCtaThatTakesItsOwnTilesPrefix)
+{
+  planted bugs;
+  bugs.client_reads_own_p = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a client that reads its own tile's P", served_shapes);
+}
+
+TEST(RingModel, CatchesAServedLaunchThatReadsTheLastLaunchsStatesAsItsOwn)
+{
+  planted bugs;
+  bugs.stale_state_read_as_current = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the last launch's aggregates or P's taken for this launch's",
+                                                   served_shapes);
+}
+
+TEST(RingModel, CatchesAServedLaunchWhoseHostCountsOnlyItsTiles)
+{
+  planted bugs;
+  bugs.end_marks_uncounted = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the next launch's first id counted without the service's and the ends' ids",
+                                                   served_shapes);
+}
+
+// Which calls the library serves (ring_launch.h): up to served_tiles_per_cta tiles a CTA, never
+// with one CTA or for a program that cannot be served, and as a test asks.
+TEST(PrefixServiceRule, ServesUpTo32TilesACtaOnlyWhereAServiceHasClients)
+{
+  using ring::has_prefix_service;
+  using ring::prefix_service;
+  EXPECT_EQ(ring::served_tiles_per_cta, 32u);
+  EXPECT_TRUE(has_prefix_service(prefix_service::by_size, true, 32 * 132, 132));
+  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, true, 32 * 132 + 1, 132));
+  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, false, 1000, 132));
+  EXPECT_FALSE(has_prefix_service(prefix_service::on, true, 1000, 1));
+  EXPECT_TRUE(has_prefix_service(prefix_service::on, true, 1000000, 2));
+  EXPECT_FALSE(has_prefix_service(prefix_service::off, true, 1000, 132));
+  EXPECT_FALSE(has_prefix_service(prefix_service::on, false, 1000, 132));
 }
 
 } // namespace

@@ -117,8 +117,9 @@ bool launch_on_tagged_storage(call_storage<Derived>& storage,
   return true;
 }
 
-// Takes and prepares the tile states and counters of a launch of `p.tiles` tiles (p.tiles > 1)
-// whose CTAs take `ids` tile ids in all, fills them into `p`, and calls
+// Takes and prepares `states` tile states (p.tiles, or more where a launch keeps more words of
+// that kind: the ring's prefix service, ring/prefix_service.h) and the counters of a launch of
+// `p.tiles` tiles (p.tiles > 1) whose CTAs take `ids` tile ids in all, fills them into `p`, and calls
 // `launch(storage_launch)` (dependent_launch.h), which launches the kernel and returns whether it
 // did. Kept storage is counted on as launch_on_tagged_storage says; other storage is cleared
 // first, as `clear` says (a kernel that clears its storage itself is told how much in
@@ -128,11 +129,12 @@ void with_tile_storage(cuda_policy<Derived>& policy,
                        driver_params<Program>& p,
                        cudaStream_t stream,
                        storage_clear clear,
+                       std::size_t states,
                        std::size_t ids,
                        Launch&& launch)
 {
   using state = typename driver_params<Program>::state;
-  const tile_storage_layout<state> layout{p.tiles};
+  const tile_storage_layout<state> layout{states};
   call_storage<Derived> storage(policy, layout.total_bytes());
   void* base = storage.data();
   const std::size_t zeroed = layout.zeroed_bytes();
@@ -187,7 +189,7 @@ void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::pa
     else
     {
       // Each CTA takes one id.
-      with_tile_storage(policy, p, stream, storage_clear::memset_first, p.tiles, [&](const storage_launch& launch) {
+      with_tile_storage(policy, p, stream, storage_clear::memset_first, p.tiles, p.tiles, [&](const storage_launch& launch) {
         return launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
       });
     }

@@ -10,7 +10,9 @@
 //    stage (Program::ring_reduce);
 //  - the prefix warp folds the aggregates of the tiles between the CTA's previous tile and this
 //    one onto its running prefix (running_prefix.h); a program may name two prefix warps, which
-//    take turns, each reading its tile's gap while the other finds the tile before;
+//    take turns, each reading its tile's gap while the other finds the tile before; or, in a call
+//    with a prefix service (prefix_service.h), it reads the P of the tile before its own, which
+//    the prefix warp of the CTA that took the call's first id publishes (that CTA takes no tiles);
 //  - the scan squad (threads [T, 2T)) combines the two, writes the tile's results over it in
 //    shared memory (Program::ring_scan), and stores them with a bulk copy; then the stage is free.
 // So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
@@ -76,6 +78,7 @@
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
 #include <spscan/detail/ring/blocked_prefix.h>
+#include <spscan/detail/ring/prefix_service.h>
 #include <spscan/detail/ring/running_prefix.h>
 #include <spscan/detail/ring/tensor_map.h>
 
@@ -205,6 +208,15 @@ struct ring_layout
   using lane_values                   = shared_lane_values<carry, prefix_windows>;
   static constexpr std::size_t lane_values_bytes = !blocked && prefix_folds_lanes<carry, carry_op> ? sizeof(lane_values) : 0;
 
+  // Whether a call may have a prefix service (prefix_service.h): a single prefix warp under the
+  // left fold of carries that do not restart, over staged tiles (a generated input's scan squad
+  // is its bound, not the prefix: not measured with a service), and where the service's lanes
+  // form their P's in registers: by a tree, or by chains of carries of up to 4 bytes (the
+  // measured floats; 16-byte matrices spilled 2 KiB).
+  static constexpr bool servable = prefix_warps == 1 && !blocked && !restarts_at_heads<carry_op>::value
+                                && !ring_generates_input_of<Program>::value && !ring_reads_gap_once_reduced_of<Program>::value
+                                && (exactly_associative<carry, carry_op> || sizeof(carry) <= 4);
+
   static constexpr std::size_t alignment_slack = 1024;
 
   // A program that generates its input holds a tile in shared memory only from its scan until the
@@ -247,10 +259,19 @@ struct ring_options
   // How storage that is not known to be clear is cleared (engine/dependent_launch.h): by the
   // ring's own CTAs in a cooperative launch; tests also force the clearing kernel before it.
   storage_clear clear = storage_clear::by_the_kernel;
+  prefix_service service = prefix_service::by_size;
 };
 
 // A tile id past the last tile: the producer's word that the CTA is done.
 constexpr std::size_t no_more_tiles = ~std::size_t{0};
+// The producer's word that the CTA serves the call's prefixes and takes no tiles.
+constexpr std::size_t serves_prefixes = no_more_tiles - 1;
+
+// Whether the producer's word ends the CTA's tiles: past the last, or the CTA serves.
+SPSCAN_HOST_DEVICE constexpr bool takes_no_tile(std::size_t tile)
+{
+  return tile >= serves_prefixes;
+}
 
 // Where a role is in the ring: stage and the parity of the stage's current use.
 struct ring_cursor
@@ -344,6 +365,7 @@ public:
       , tensors_(tensors)
       , stages_(options.stages)
       , stores_by_threads_(options.stores_by_threads)
+      , served_(layout::servable && options.service == prefix_service::on)
       , data_(shared)
       , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(layout::data_regions(options.stages)) * layout::stage_bytes))
       , lane_values_(reinterpret_cast<typename layout::lane_values*>(controls_ + options.stages))
@@ -384,6 +406,10 @@ public:
     {
       producer();
     }
+    else if (served_)
+    {
+      served_prefix_warp();
+    }
     else
     {
       prefix_warp(warp - layout::prefix_warp);
@@ -423,18 +449,20 @@ private:
         }
         if (ends_marked == 0)
         {
-          // Each CTA takes one id past the last tile, its end: the host counts tiles + CTAs.
+          // Each CTA takes one id past the last tile, its end: the host counts tiles + CTAs. In a
+          // served call the first id is the service's, which takes no end: the same count.
           const std::uint64_t id = take_tile_id(p_);
           if (id >= p_.tiles + gridDim.x)
           {
             __trap(); // the counter is not where the host counted it (launch.h): stop, write nothing
           }
-          tile = id < p_.tiles ? static_cast<std::size_t>(id) : no_more_tiles;
+          const std::uint64_t tile_id = served_ ? id - 1 : id;
+          tile = served_ && id == 0 ? serves_prefixes : (tile_id < p_.tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
         }
         c.tile          = tile;
         c.previous_tile = previous;
         previous        = tile;
-        if (tile != no_more_tiles)
+        if (!takes_no_tile(tile))
         {
           trace::record(tile, trace_started);
         }
@@ -442,7 +470,7 @@ private:
         bool copying = false;
         if constexpr (Program::ring_copies_input)
         {
-          copying = tile != no_more_tiles && whole_tile(p_, tile);
+          copying = !takes_no_tile(tile) && whole_tile(p_, tile);
         }
         if (copying)
         {
@@ -455,7 +483,7 @@ private:
         }
       }
       tile = __shfl_sync(0xffffffffu, tile, 0);
-      if (tile == no_more_tiles && ++ends_marked == layout::prefix_warps)
+      if (tile == serves_prefixes || (tile == no_more_tiles && ++ends_marked == layout::prefix_warps))
       {
         return;
       }
@@ -471,12 +499,12 @@ private:
       control& c = controls_[at.stage];
       c.loaded.wait(at.parity);
       const std::size_t tile = c.tile;
-      if (tile == no_more_tiles || !whole_tile(p_, tile))
+      if (takes_no_tile(tile) || !whole_tile(p_, tile))
       {
         // The scan squad learns from `reduced` that the CTA is done, or that this (last) tile is
         // the reduce squad's.
         c.reduced.arrive();
-        if (tile == no_more_tiles)
+        if (takes_no_tile(tile))
         {
           return;
         }
@@ -600,6 +628,71 @@ private:
     }
   }
 
+  // The prefix warp of a served call (prefix_service.h): in the CTA that took the call's first
+  // id, the service; in every other, each tile's prefix is the service's P of the tile before, read
+  // by one lane once the tile is reduced (the P comes microseconds after the aggregates before
+  // it, and polls of a word about to be stored cost the service: bench/NOTES.md, c3 and c6).
+  __device__ void served_prefix_warp()
+  {
+    if constexpr (layout::servable)
+    {
+      const bool initial_given = initial_prefix_exists<Program>(p_.program);
+      ring_cursor at{stages_};
+      for (;;)
+      {
+        control& c = controls_[at.stage];
+        c.id_known.wait(at.parity);
+        // One lane reads the id and hands it to the others: the shuffle keeps the warp's lanes
+        // within a tile of each other. (With every lane reading it and waiting on its own while
+        // the first polled, the kernel hung from about 12 tiles a CTA on the H200, by our reading
+        // because the others fell a ring's turn behind and waited for a phase that had passed;
+        // bench/NOTES.md, twenty-first session.)
+        std::size_t tile = 0;
+        if (threadIdx.x % warp_threads == 0)
+        {
+          tile = c.tile;
+        }
+        tile = __shfl_sync(0xffffffffu, tile, 0);
+        if (tile == no_more_tiles)
+        {
+          return;
+        }
+        if (tile == serves_prefixes)
+        {
+          auto op = Program::carry_op(p_.program);
+          running_prefix<carry> start{};
+          start.present = initial_given;
+          if (initial_given)
+          {
+            start.value = Program::initial_prefix(p_.program);
+          }
+          service_lanes<carry, service_read_windows> lanes;
+          serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
+          return;
+        }
+        if (threadIdx.x % warp_threads == 0)
+        {
+          c.reduced.wait(at.parity);
+          if (tile > 0)
+          {
+            unsigned pause_ns = 0;
+            *reinterpret_cast<carry*>(c.prefix) = served_prefix(p_.tiles_state, p_.tiles, tile, [&] {
+              __nanosleep(pause_ns);
+              pause_ns = pause_ns < 256 ? pause_ns * 2 + 32 : pause_ns;
+            });
+          }
+          else if (initial_given)
+          {
+            *reinterpret_cast<carry*>(c.prefix) = Program::initial_prefix(p_.program);
+          }
+          trace::record(tile, trace_prefix_found);
+          c.prefixed.arrive();
+        }
+        at.advance();
+      }
+    }
+  }
+
   __device__ void scan_squad()
   {
     const int rank = static_cast<int>(threadIdx.x) - layout::squad_threads;
@@ -611,7 +704,7 @@ private:
       control& c = controls_[at.stage];
       c.reduced.wait(at.parity);
       const std::size_t tile = c.tile;
-      if (tile == no_more_tiles)
+      if (takes_no_tile(tile))
       {
         break;
       }
@@ -763,6 +856,7 @@ private:
   const tile_tensors& tensors_;
   int stages_;
   bool stores_by_threads_;
+  bool served_; // the call has a prefix service (prefix_service.h)
   unsigned char* data_;
   control* controls_;
   typename layout::lane_values* lane_values_; // one per prefix warp, where it has any

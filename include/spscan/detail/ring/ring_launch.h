@@ -210,9 +210,13 @@ bool launch_ring(cuda_policy<Derived>& policy,
     constexpr auto kernel  = ring_kernel<Program>;
     // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
     prepare_kernel<kernel>(layout::shared_bytes(deepest));
-    // Each CTA takes one id past the last tile, its end (ring_driver.h, the producer).
-    with_tile_storage(policy, p, stream, options.clear, tiles + grid, [&](const storage_launch& launch) {
-      return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
+    const bool served           = has_prefix_service(options.service, layout::servable, tiles, grid);
+    ring_options launch_options = options;
+    launch_options.service      = served ? prefix_service::on : prefix_service::off;
+    // A served call keeps each tile's P beside the aggregates (prefix_service.h). Each CTA takes
+    // one id past the last tile, its end, or the service's id (ring_driver.h, the producer).
+    with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
+      return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, launch_options, tensors);
     });
     finish_call(policy, "spscan: failed to synchronize");
     return true;

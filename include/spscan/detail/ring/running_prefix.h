@@ -421,12 +421,13 @@ public:
     pause_ns_ = pause_ns_ < 256 ? pause_ns_ * 2 + 32 : pause_ns_;
   }
 
-private:
+protected:
   __device__ tile_snapshot<Accum> snapshot(int w) const
   {
     return snapshot_at(window_, w);
   }
 
+private:
   Accum* shared_;
   tile_snapshot<Accum> window_[Windows];
   unsigned pause_ns_ = 0;
