@@ -39,9 +39,9 @@
 namespace spscan::detail::ring
 {
 
-// Whether a launch has a prefix service (prefix_service.h): as the size of the call says
-// (has_prefix_service below), or, in tests, always (where the program allows it and there
-// are two CTAs or more) or never. The kernel sees only `on` or `off`.
+// Whether a launch has a prefix service: as the size of the call says (has_prefix_service
+// below), or, in tests, always (where the program allows it and there are two CTAs or more) or
+// never. The kernel sees only `on` or `off`.
 enum class prefix_service
 {
   by_size,
@@ -54,7 +54,10 @@ enum class prefix_service
 // calls; 32 KiB tiles, 132 SMs): it gains at 2^22-2^24 (int16 2^24 +5-11 %, int64 2^22 +4-10 %,
 // int32 and float 2^24 0-8 %) and at 2^26 for int8 (+0.4-4.5 %, 16 tiles a CTA) and int16 (level
 // to +4 %, 31 tiles a CTA); it is level for int32 and float at 2^26 (62 tiles a CTA), and from
-// there on it costs about the SM it takes (every type at 2^28: -0.1 to -2.9 %).
+// there on it costs about the SM it takes (every type at 2^28: -0.1 to -2.9 %). The library's
+// build, against the one before it (twenty-first session, four rounds): float 2^23 +14-19 %,
+// int32 2^23 +8-10 %, int16 2^24 +3-8 %; 256 tiles (int16 2^22, int8 2^23) level within the
+// spread (calls below 8 MiB, the same code in both builds, read -3 to +18 % apart).
 constexpr std::size_t served_tiles_per_cta = 32;
 
 // Whether a launch of `tiles` tiles over `ctas` CTAs has a prefix service, as `asked` says: never
