@@ -1371,18 +1371,19 @@ TEST(RingModel, CatchesAServedLaunchWhoseHostCountsOnlyItsTiles)
 
 // Which calls the library serves (ring_launch.h): up to served_tiles_per_cta tiles a CTA, never
 // with one CTA or for a program that cannot be served, and as a test asks.
-TEST(PrefixServiceRule, ServesUpTo32TilesACtaOnlyWhereAServiceHasClients)
+TEST(PrefixServiceRule, ServesUpToServedTilesPerCtaOnlyWhereAServiceHasClients)
 {
   using ring::has_prefix_service;
   using ring::prefix_service;
-  EXPECT_EQ(ring::served_tiles_per_cta, 32u);
-  EXPECT_TRUE(has_prefix_service(prefix_service::by_size, true, 32 * 132, 132));
-  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, true, 32 * 132 + 1, 132));
-  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, false, 1000, 132));
+  const std::size_t ctas     = 132;
+  const std::size_t at_limit = ring::served_tiles_per_cta * ctas;
+  EXPECT_TRUE(has_prefix_service(prefix_service::by_size, true, at_limit, ctas));
+  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, true, at_limit + 1, ctas));
+  EXPECT_FALSE(has_prefix_service(prefix_service::by_size, false, 1000, ctas));
   EXPECT_FALSE(has_prefix_service(prefix_service::on, true, 1000, 1));
-  EXPECT_TRUE(has_prefix_service(prefix_service::on, true, 1000000, 2));
-  EXPECT_FALSE(has_prefix_service(prefix_service::off, true, 1000, 132));
-  EXPECT_FALSE(has_prefix_service(prefix_service::on, false, 1000, 132));
+  EXPECT_TRUE(has_prefix_service(prefix_service::on, true, at_limit * 1000, 2));
+  EXPECT_FALSE(has_prefix_service(prefix_service::off, true, 1000, ctas));
+  EXPECT_FALSE(has_prefix_service(prefix_service::on, false, 1000, ctas));
 }
 
 } // namespace

@@ -38,6 +38,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/blocked_look_back.h>
 #include <spscan/detail/engine/look_back.h>
+#include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
 
@@ -132,7 +133,7 @@ struct warp_lanes
   static constexpr std::uint32_t status_out_of_range = 0xffu;
 
   tile_snapshot<Accum> mine[Depth];
-  unsigned pause_ns = 0;
+  polling_backoff<1024> backoff;
 
   template <class State>
   __device__ void load(const State& state, long long first, long long end)
@@ -189,11 +190,10 @@ struct warp_lanes
   {
     return warp_leading_tree(snapshot(w).value, run, op);
   }
-  // Exponential back-off keeps polling from flooding L2 while predecessors finish.
+  // Predecessors still being reduced or scanned: whole tiles' work, hence the longer cap.
   __device__ void pause()
   {
-    __nanosleep(pause_ns);
-    pause_ns = pause_ns < 1024 ? pause_ns * 2 + 32 : pause_ns;
+    backoff.pause();
   }
 
 private:

@@ -74,6 +74,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/dependent_launch.h>
 #include <spscan/detail/engine/driver.h>
+#include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
@@ -675,10 +676,9 @@ private:
           c.reduced.wait(at.parity);
           if (tile > 0)
           {
-            unsigned pause_ns = 0;
+            polling_backoff<256> backoff;
             *reinterpret_cast<carry*>(c.prefix) = served_prefix(p_.tiles_state, p_.tiles, tile, [&] {
-              __nanosleep(pause_ns);
-              pause_ns = pause_ns < 256 ? pause_ns * 2 + 32 : pause_ns;
+              backoff.pause();
             });
           }
           else if (initial_given)

@@ -34,6 +34,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/blocked_association.h>
 #include <spscan/detail/engine/exact_association.h>
+#include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
 
@@ -368,7 +369,10 @@ public:
   template <class State>
   __device__ void load(const State& states, std::size_t first, std::size_t end)
   {
-    pause_ns_      = progressed_ ? 0u : pause_ns_;
+    if (progressed_)
+    {
+      backoff_.restart();
+    }
     const int lane = static_cast<int>(threadIdx.x % warp_threads);
     if (shared_ != nullptr)
     {
@@ -417,8 +421,7 @@ public:
   __device__ void pause()
   {
     progressed_ = false;
-    __nanosleep(pause_ns_);
-    pause_ns_ = pause_ns_ < 256 ? pause_ns_ * 2 + 32 : pause_ns_;
+    backoff_.pause();
   }
 
 protected:
@@ -430,7 +433,7 @@ protected:
 private:
   Accum* shared_;
   tile_snapshot<Accum> window_[Windows];
-  unsigned pause_ns_ = 0;
+  polling_backoff<256> backoff_;
   bool progressed_   = true;
 };
 #endif
