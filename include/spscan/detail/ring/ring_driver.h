@@ -260,7 +260,7 @@ struct ring_options
   // How storage that is not known to be clear is cleared (engine/dependent_launch.h): by the
   // ring's own CTAs in a cooperative launch; tests also force the clearing kernel before it.
   storage_clear clear = storage_clear::by_the_kernel;
-  prefix_service service = prefix_service::by_size;
+  prefix_service service = prefix_service::by_size; // on the host: which kernel runs (ring_launch.h)
 };
 
 // A tile id past the last tile: the producer's word that the CTA is done.
@@ -351,10 +351,16 @@ __device__ bool whole_tile(const driver_params<Program>& p, std::size_t tile)
   return (tile + 1) * static_cast<std::size_t>(Program::tuning::tile_items) <= p.program.n;
 }
 
-// One tile program's run over the ring; see the top of this file.
-template <class Program>
+// One tile program's run over the ring; see the top of this file. `Served`: the call has a prefix
+// service (prefix_service.h). It is the kernel's template argument, not a flag read at run time,
+// so each kernel holds one prefix loop: with both, the servable programs' kernels went to the
+// register cap with a spill, and the unserved calls of int8 lost 2-3 % (bench/NOTES.md,
+// twenty-second session).
+template <class Program, bool Served>
 class ring_driver
 {
+  static_assert(!Served || ring_layout<Program>::servable, "a served kernel of a program that cannot be served");
+
 public:
   using layout  = ring_layout<Program>;
   using control = typename layout::control;
@@ -366,7 +372,6 @@ public:
       , tensors_(tensors)
       , stages_(options.stages)
       , stores_by_threads_(options.stores_by_threads)
-      , served_(layout::servable && options.service == prefix_service::on)
       , data_(shared)
       , controls_(reinterpret_cast<control*>(shared + static_cast<std::size_t>(layout::data_regions(options.stages)) * layout::stage_bytes))
       , lane_values_(reinterpret_cast<typename layout::lane_values*>(controls_ + options.stages))
@@ -407,7 +412,7 @@ public:
     {
       producer();
     }
-    else if (served_)
+    else if constexpr (Served)
     {
       served_prefix_warp();
     }
@@ -457,8 +462,8 @@ private:
           {
             __trap(); // the counter is not where the host counted it (launch.h): stop, write nothing
           }
-          const std::uint64_t tile_id = served_ ? id - 1 : id;
-          tile = served_ && id == 0 ? serves_prefixes : (tile_id < p_.tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
+          const std::uint64_t tile_id = Served ? id - 1 : id;
+          tile = Served && id == 0 ? serves_prefixes : (tile_id < p_.tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
         }
         c.tile          = tile;
         c.previous_tile = previous;
@@ -635,61 +640,58 @@ private:
   // it, and polls of a word about to be stored cost the service: bench/NOTES.md, c3 and c6).
   __device__ void served_prefix_warp()
   {
-    if constexpr (layout::servable)
+    const bool initial_given = initial_prefix_exists<Program>(p_.program);
+    ring_cursor at{stages_};
+    for (;;)
     {
-      const bool initial_given = initial_prefix_exists<Program>(p_.program);
-      ring_cursor at{stages_};
-      for (;;)
+      control& c = controls_[at.stage];
+      c.id_known.wait(at.parity);
+      // One lane reads the id and hands it to the others: the shuffle keeps the warp's lanes
+      // within a tile of each other. (With every lane reading it and waiting on its own while
+      // the first polled, the kernel hung from about 12 tiles a CTA on the H200, by our reading
+      // because the others fell a ring's turn behind and waited for a phase that had passed;
+      // bench/NOTES.md, twenty-first session.)
+      std::size_t tile = 0;
+      if (threadIdx.x % warp_threads == 0)
       {
-        control& c = controls_[at.stage];
-        c.id_known.wait(at.parity);
-        // One lane reads the id and hands it to the others: the shuffle keeps the warp's lanes
-        // within a tile of each other. (With every lane reading it and waiting on its own while
-        // the first polled, the kernel hung from about 12 tiles a CTA on the H200, by our reading
-        // because the others fell a ring's turn behind and waited for a phase that had passed;
-        // bench/NOTES.md, twenty-first session.)
-        std::size_t tile = 0;
-        if (threadIdx.x % warp_threads == 0)
-        {
-          tile = c.tile;
-        }
-        tile = __shfl_sync(0xffffffffu, tile, 0);
-        if (tile == no_more_tiles)
-        {
-          return;
-        }
-        if (tile == serves_prefixes)
-        {
-          auto op = Program::carry_op(p_.program);
-          running_prefix<carry> start{};
-          start.present = initial_given;
-          if (initial_given)
-          {
-            start.value = Program::initial_prefix(p_.program);
-          }
-          service_lanes<carry, service_read_windows> lanes;
-          serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
-          return;
-        }
-        if (threadIdx.x % warp_threads == 0)
-        {
-          c.reduced.wait(at.parity);
-          if (tile > 0)
-          {
-            polling_backoff<256> backoff;
-            *reinterpret_cast<carry*>(c.prefix) = served_prefix(p_.tiles_state, p_.tiles, tile, [&] {
-              backoff.pause();
-            });
-          }
-          else if (initial_given)
-          {
-            *reinterpret_cast<carry*>(c.prefix) = Program::initial_prefix(p_.program);
-          }
-          trace::record(tile, trace_prefix_found);
-          c.prefixed.arrive();
-        }
-        at.advance();
+        tile = c.tile;
       }
+      tile = __shfl_sync(0xffffffffu, tile, 0);
+      if (tile == no_more_tiles)
+      {
+        return;
+      }
+      if (tile == serves_prefixes)
+      {
+        auto op = Program::carry_op(p_.program);
+        running_prefix<carry> start{};
+        start.present = initial_given;
+        if (initial_given)
+        {
+          start.value = Program::initial_prefix(p_.program);
+        }
+        service_lanes<carry, service_read_windows> lanes;
+        serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
+        return;
+      }
+      if (threadIdx.x % warp_threads == 0)
+      {
+        c.reduced.wait(at.parity);
+        if (tile > 0)
+        {
+          polling_backoff<256> backoff;
+          *reinterpret_cast<carry*>(c.prefix) = served_prefix(p_.tiles_state, p_.tiles, tile, [&] {
+            backoff.pause();
+          });
+        }
+        else if (initial_given)
+        {
+          *reinterpret_cast<carry*>(c.prefix) = Program::initial_prefix(p_.program);
+        }
+        trace::record(tile, trace_prefix_found);
+        c.prefixed.arrive();
+      }
+      at.advance();
     }
   }
 
@@ -856,7 +858,6 @@ private:
   const tile_tensors& tensors_;
   int stages_;
   bool stores_by_threads_;
-  bool served_; // the call has a prefix service (prefix_service.h)
   unsigned char* data_;
   control* controls_;
   typename layout::lane_values* lane_values_; // one per prefix warp, where it has any
@@ -887,8 +888,8 @@ __device__ void store_tile_image(const CUtensorMap& map, const void* stage, std:
   }
 }
 
-// One CTA per SM (ring_launch.h).
-template <class Program>
+// One CTA per SM (ring_launch.h); `Served` as for ring_driver.
+template <class Program, bool Served>
 SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
   ring_kernel(driver_params<Program> p, ring_options options, const __grid_constant__ tile_tensors tensors)
 {
@@ -896,7 +897,7 @@ SPSCAN_KERNEL void __launch_bounds__(ring_layout<Program>::cta_threads, 1)
                  extern __shared__ uint4 ring_shared_memory[];
                  const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(ring_shared_memory);
                  auto* shared             = reinterpret_cast<unsigned char*>((raw + 1023) / 1024 * 1024);
-                 ring_driver<Program> driver(p, tensors, options, shared);
+                 ring_driver<Program, Served> driver(p, tensors, options, shared);
                  driver.init_barriers();
                  take_cleared_storage(p.tile_counter, p.clear_first_bytes); // touched from here on
                  driver.run_role();

@@ -75,7 +75,7 @@ ring_device current_ring_device()
                   "spscan: reading the device's reserved shared memory failed");
   int stages = 0;
   cudaFuncAttributes attributes{};
-  if (major >= 9 && cudaFuncGetAttributes(&attributes, ring_kernel<Program>) == cudaSuccess && attributes.ptxVersion >= 90)
+  if (major >= 9 && cudaFuncGetAttributes(&attributes, ring_kernel<Program, false>) == cudaSuccess && attributes.ptxVersion >= 90)
   {
     stages = deepest_ring<Program>(current_device_limits().shared_bytes_per_block, per_sm, reserved);
   }
@@ -138,6 +138,14 @@ template <class Program>
 struct ring_prepares_of<Program, ::cuda::std::void_t<decltype(Program::ring_prepares)>>
     : ::cuda::std::bool_constant<Program::ring_prepares>
 {};
+
+// A kernel as a type, for a launch that picks its kernel at run time and prepares it once
+// (prepare_kernel takes the kernel as a template argument).
+template <auto Kernel>
+struct kernel_constant
+{
+  static constexpr auto value = Kernel;
+};
 
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing (but what a program prepares, into its own temporary storage), where the ring does
@@ -207,17 +215,26 @@ bool launch_ring(cuda_policy<Derived>& policy,
     const std::size_t all_ctas     = static_cast<std::size_t>(device.multiprocessors);
     const std::size_t ctas = options.ctas > 0 && static_cast<std::size_t>(options.ctas) < all_ctas ? options.ctas : all_ctas;
     const unsigned grid    = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
-    constexpr auto kernel  = ring_kernel<Program>;
-    // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
-    prepare_kernel<kernel>(layout::shared_bytes(deepest));
-    const bool served           = has_prefix_service(options.service, layout::servable, tiles, grid);
-    ring_options launch_options = options;
-    launch_options.service      = served ? prefix_service::on : prefix_service::off;
-    // A served call keeps each tile's P beside the aggregates (prefix_service.h). Each CTA takes
-    // one id past the last tile, its end, or the service's id (ring_driver.h, the producer).
-    with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
-      return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, launch_options, tensors);
-    });
+    // A served call has a kernel of its own (ring_driver.h), and keeps each tile's P beside the
+    // aggregates (prefix_service.h). Each CTA takes one id past the last tile, its end, or the
+    // service's id (ring_driver.h, the producer).
+    const bool served      = has_prefix_service(options.service, layout::servable, tiles, grid);
+    const auto launch_with = [&](auto which) {
+      constexpr auto kernel = decltype(which)::value;
+      // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
+      prepare_kernel<kernel>(layout::shared_bytes(deepest));
+      with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
+        return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
+      });
+    };
+    if (!served)
+    {
+      launch_with(kernel_constant<ring_kernel<Program, false>>{});
+    }
+    else if constexpr (layout::servable) // served only where servable: no served kernel otherwise
+    {
+      launch_with(kernel_constant<ring_kernel<Program, true>>{});
+    }
     finish_call(policy, "spscan: failed to synchronize");
     return true;
   };
