@@ -354,7 +354,7 @@ __device__ bool whole_tile(const driver_params<Program>& p, std::size_t tile)
 // One tile program's run over the ring; see the top of this file. `Served`: the call has a prefix
 // service (prefix_service.h). It is the kernel's template argument, not a flag read at run time,
 // so each kernel holds one prefix loop: with both, the servable programs' kernels went to the
-// register cap with a spill, and the unserved calls of int8 lost 2-3 % (bench/NOTES.md,
+// register cap with a spill, and the unserved calls of int8 lost about 2 % (bench/NOTES.md,
 // twenty-second session).
 template <class Program, bool Served>
 class ring_driver

@@ -434,7 +434,7 @@ private:
   Accum* shared_;
   tile_snapshot<Accum> window_[Windows];
   polling_backoff<256> backoff_;
-  bool progressed_   = true;
+  bool progressed_ = true;
 };
 #endif
 
