@@ -9,6 +9,8 @@
 #include <spscan/detail/ring/tensor_map.h>
 #include <spscan/detail/thrust_bridge.h>
 
+#include <cuda/std/type_traits>
+
 #include <atomic>
 
 namespace spscan::detail::ring
@@ -139,14 +141,6 @@ struct ring_prepares_of<Program, ::cuda::std::void_t<decltype(Program::ring_prep
     : ::cuda::std::bool_constant<Program::ring_prepares>
 {};
 
-// A kernel as a type, for a launch that picks its kernel at run time and prepares it once
-// (prepare_kernel takes the kernel as a template argument).
-template <auto Kernel>
-struct kernel_constant
-{
-  static constexpr auto value = Kernel;
-};
-
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing (but what a program prepares, into its own temporary storage), where the ring does
 // not serve the call (fewer bytes than the program's minimum, ring_min_bytes_of, or fewer tiles
@@ -219,8 +213,8 @@ bool launch_ring(cuda_policy<Derived>& policy,
     // aggregates (prefix_service.h). Each CTA takes one id past the last tile, its end, or the
     // service's id (ring_driver.h, the producer).
     const bool served      = has_prefix_service(options.service, layout::servable, tiles, grid);
-    const auto launch_with = [&](auto which) {
-      constexpr auto kernel = decltype(which)::value;
+    const auto launch_with = [&](auto served_kernel) {
+      constexpr auto kernel = ring_kernel<Program, decltype(served_kernel)::value>;
       // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
       prepare_kernel<kernel>(layout::shared_bytes(deepest));
       with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
@@ -229,11 +223,11 @@ bool launch_ring(cuda_policy<Derived>& policy,
     };
     if (!served)
     {
-      launch_with(kernel_constant<ring_kernel<Program, false>>{});
+      launch_with(::cuda::std::false_type{});
     }
     else if constexpr (layout::servable) // served only where servable: no served kernel otherwise
     {
-      launch_with(kernel_constant<ring_kernel<Program, true>>{});
+      launch_with(::cuda::std::true_type{});
     }
     finish_call(policy, "spscan: failed to synchronize");
     return true;
