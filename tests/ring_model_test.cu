@@ -1375,6 +1375,8 @@ TEST(PrefixServiceRule, ServesUpToServedTilesPerCtaOnlyWhereAServiceHasClients)
 {
   using ring::has_prefix_service;
   using ring::prefix_service;
+  // The limit the docs and CHANGELOG state in sizes (32 tiles a CTA: int8 to 2^27 on 132 SMs).
+  EXPECT_EQ(ring::served_tiles_per_cta, 32u);
   const std::size_t ctas     = 132;
   const std::size_t at_limit = ring::served_tiles_per_cta * ctas;
   EXPECT_TRUE(has_prefix_service(prefix_service::by_size, true, at_limit, ctas));
