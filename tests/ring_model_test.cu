@@ -56,7 +56,10 @@
 // deadline is reported as hung (the last bug breaks the barriers' phases and shows that way).
 // Planted in a served launch: a service that folds past the first unpublished aggregate; one that
 // leaves a run's last P unpublished; a client that reads its own tile's P for its prefix; and
-// there too a launch that reads the last launch's states (its P's included) as its own.
+// there too a launch that reads the last launch's states (its P's included) as its own. Under the
+// blocked association the service forms each lane's tree from the block's chunks (the device's
+// way, checked against the reference tree on its own), and the first two bugs and a tree that
+// drops a lane are planted there too.
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
@@ -464,6 +467,43 @@ public:
     }
     return inclusive[run - 1];
   }
+  // The blocked service's lanes (service_lanes::publish_blocked_prefixes): each lane's tree from
+  // the block's chunks, as the device forms it (leading_tree_of_chunks), published lane by lane
+  // in a shuffled order. Planted: a tree that leaves out the lane's last aggregate.
+  template <class State, class Op>
+  Accum publish_blocked_prefixes(
+    const State& states, std::size_t first_slot, int w, int from, int run, const maybe_value<Accum>& before, Op& op)
+  {
+    Accum values[warp_threads];
+    for (int lane = 0; lane < warp_threads; ++lane)
+    {
+      values[lane] = window_[w][lane].value;
+    }
+    Accum prefix[warp_threads];
+    for (int lane = 0; lane < warp_threads; ++lane)
+    {
+      const int j     = lane < warp_threads - 1 ? lane + 1 : warp_threads - 1;
+      const int taken = tree_drops_last_ && j > 1 ? j - 1 : j;
+      prefix[lane]    = combine_after(before, leading_tree_of_chunks(values, taken, op), op);
+    }
+    prefix[warp_threads - 1] = op(prefix[warp_threads - 1], values[warp_threads - 1]);
+    int order[warp_threads];
+    std::iota(order, order + warp_threads, 0);
+    for (int i = warp_threads - 1; i > 0; --i)
+    {
+      std::swap(order[i], order[chaos_.next() % (i + 1)]);
+    }
+    const int publishing = drops_last_p_ ? run - 1 : run;
+    for (const int lane : order)
+    {
+      if (lane >= from && lane < publishing)
+      {
+        states.publish(first_slot + static_cast<std::size_t>(lane), status_prefix, prefix[lane]);
+        chaos_.step();
+      }
+    }
+    return prefix[warp_threads - 1];
+  }
 
 private:
   chaos& chaos_;
@@ -827,7 +867,14 @@ launch_outcome run_launch(const launch_shape& shape,
               }
               if (tile == serves_prefixes)
               {
-                ring::serve_prefixes(states, tiles, ring::running_prefix<Accum>{Accum{}, false, 0}, fold, lanes);
+                if (shape.blocked)
+                {
+                  ring::serve_blocked_prefixes(states, tiles, maybe_value<Accum>{Accum{}, false}, fold, lanes);
+                }
+                else
+                {
+                  ring::serve_prefixes(states, tiles, ring::running_prefix<Accum>{Accum{}, false, 0}, fold, lanes);
+                }
                 break;
               }
               if (shape.served)
@@ -1087,6 +1134,13 @@ const launch_shape served_shapes[] = {{40, 2, 3, 1, false, 0, false, true},
                                       {200, 5, 8, 1, false, 0, false, true},
                                       {300, 70, 3, 1, false, 0, false, true}};
 
+// The same under the blocked association: the service publishes each block's P's from its chunks.
+const launch_shape served_blocked_shapes[] = {{40, 2, 3, 1, true, 0, false, true},
+                                              {97, 3, 3, 1, true, 0, false, true},
+                                              {150, 4, 6, 1, true, 0, false, true},
+                                              {200, 5, 8, 1, true, 0, false, true},
+                                              {400, 70, 3, 1, true, 0, false, true}};
+
 template <class Inner, class Accum, class Op, std::size_t Shapes = std::size(shapes)>
 void expect_clean_schedules(Op op, int seeds_per_shape, const launch_shape (&tried)[Shapes] = shapes)
 {
@@ -1337,6 +1391,8 @@ TEST(RingModel, CatchesAServiceThatFoldsPastAnUnpublishedAggregate)
   planted bugs;
   bugs.service_passes_unpublished = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a service that folds the first unpublished aggregate", served_shapes);
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked service that takes the first unpublished aggregate",
+                                                   served_blocked_shapes);
 }
 
 TEST(RingModel, CatchesAServiceThatLeavesARunsLastPrefixUnpublished)
@@ -1344,6 +1400,8 @@ TEST(RingModel, CatchesAServiceThatLeavesARunsLastPrefixUnpublished)
   planted bugs;
   bugs.service_drops_run_end = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a service that leaves a run's last P unpublished", served_shapes);
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked service that leaves a run's last P unpublished",
+                                                   served_blocked_shapes);
 }
 
 TEST(RingModel, CatchesAServedCtaThatTakesItsOwnTilesPrefix)
@@ -1367,6 +1425,57 @@ TEST(RingModel, CatchesAServedLaunchWhoseHostCountsOnlyItsTiles)
   bugs.end_marks_uncounted = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "the next launch's first id counted without the service's and the ends' ids",
                                                    served_shapes);
+}
+
+// The blocked service (prefix_service.h, serve_blocked_prefixes): each client's prefix is the
+// blocked fold's, bit for bit, with every lane's tree formed from the block's chunks.
+TEST(RingModel, ServedBlockedPrefixesAreTheBlockedFoldUnderAdversarialSchedules)
+{
+  expect_clean_schedules<packed_tile_state<affine>, affine>(affine_then{}, 6, served_blocked_shapes);
+#if SPSCAN_HAS_WORD128
+  expect_clean_schedules<packed_tile_state<double>, double>(double_plus{}, 4, served_blocked_shapes);
+#endif
+  expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4, served_blocked_shapes);
+}
+
+TEST(RingModel, CatchesABlockedServiceWhoseTreesLeaveOutALane)
+{
+  planted bugs;
+  bugs.tree_drops_last_of_run = true;
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked service whose trees drop their last lane",
+                                                   served_blocked_shapes);
+}
+
+// What the blocked service counts on (engine/blocked_association.h): every tree_j equals its
+// chunks combined later groups first, bit for bit, for a non-commutative operator and for float
+// sums whose rounding shows any other grouping.
+TEST(BlockedAssociation, EveryLeadingTreeIsItsChunksCombinedLaterGroupsFirst)
+{
+  spscan_test::splitmix64 rng{20261130};
+  for (int round = 0; round < 50; ++round)
+  {
+    affine maps[warp_threads];
+    float sums[warp_threads];
+    for (int l = 0; l < warp_threads; ++l)
+    {
+      maps[l] = draw<affine>(rng);
+      sums[l] = draw<float>(rng) * static_cast<float>(1 << (rng.next() % 20));
+    }
+    affine_then compose;
+    float_plus plus;
+    for (int run = 1; run < warp_threads; ++run)
+    {
+      const affine by_chunks = leading_tree_of_chunks(maps, run, compose);
+      const affine by_tree   = spscan_test::reference_tree(maps, run, compose);
+      EXPECT_TRUE(same_bits(by_chunks, by_tree)) << "affine maps, run " << run;
+      EXPECT_TRUE(same_bits(leading_tree_of_chunks(sums, run, plus), spscan_test::reference_tree(sums, run, plus)))
+        << "float sums, run " << run;
+    }
+  }
+  // The chunks' first lanes for run 7 (tree_7 = op(chunk_2(0), op(chunk_1(4), chunk_0(6)))).
+  EXPECT_EQ(chunk_in_run(0, 7), 6);
+  EXPECT_EQ(chunk_in_run(1, 7), 4);
+  EXPECT_EQ(chunk_in_run(2, 7), 0);
 }
 
 // Which calls the library serves (ring_launch.h): up to served_tiles_per_cta tiles a CTA, never

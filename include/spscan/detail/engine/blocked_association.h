@@ -58,6 +58,55 @@ SPSCAN_HOST_DEVICE Accum leading_tree(const Accum* values, int run, Op& op)
   return lanes[0];
 }
 
+// The trees of one block for every run at once, as the prefix service forms them
+// (ring/prefix_service.h). tree_j is the block's tree with the lanes from j on left out: for each
+// digit s set in j it takes the whole tree of the 2^s lanes from p_s = j with digits 0..s cleared
+// (chunk_s(p_s): the lanes' own grouping, an aligned group of 2^s lanes combining its two halves),
+// and combines them later groups first:
+//   tree_j = op(chunk_a(p_a), op(chunk_b(p_b), ... chunk_z(p_z)))   for j's digits a > b > ... > z.
+// (tree_7 = op(chunk_2(0), op(chunk_1(4), chunk_0(6))).) So every lane finds its own tree from the
+// block's chunks: four exchange steps build them, five independent reads and up to five steps
+// combine them, where 31 trees one after the other would take 155 steps. chunk_in_run(s, j):
+// p_s; leading_tree_of_chunks: tree_j (1 <= j <= 31) this way on one thread, from a block's 32
+// values (those from j on may be anything), as the host's model of the service forms it.
+SPSCAN_HOST_DEVICE constexpr int chunk_in_run(int s, int run)
+{
+  return run & ~((2 << s) - 1);
+}
+
+constexpr int association_chunk_sizes = 5; // chunks of 1, 2, 4, 8 and 16 lanes
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Accum, class Op>
+SPSCAN_HOST_DEVICE Accum leading_tree_of_chunks(const Accum* values, int run, Op& op)
+{
+  Accum chunks[association_chunk_sizes][association_block]; // chunks[s][l]: chunk_s of the group holding l
+  for (int l = 0; l < association_block; ++l)
+  {
+    chunks[0][l] = values[l];
+  }
+  for (int s = 0; s + 1 < association_chunk_sizes; ++s)
+  {
+    for (int l = 0; l < association_block; ++l)
+    {
+      const int low    = l & ~((2 << s) - 1);
+      chunks[s + 1][l] = op(chunks[s][low], chunks[s][low + (1 << s)]);
+    }
+  }
+  Accum tree{};
+  bool started = false;
+  for (int s = 0; s < association_chunk_sizes; ++s)
+  {
+    if ((run >> s) & 1)
+    {
+      const Accum& chunk = chunks[s][chunk_in_run(s, run)];
+      tree               = started ? op(chunk, tree) : chunk;
+      started            = true;
+    }
+  }
+  return tree;
+}
+
 #if defined(__CUDACC__)
 // The same tree over the lanes of a warp (lane l holding `value` as values[l]), returned in every
 // lane; any value where run is 0. Called by the whole warp.

@@ -18,7 +18,11 @@
 // The last tile's P is nobody's. The fold is the left fold of the aggregates, from the initial
 // prefix where the call has one: for an exactly associative operator a tree within each window of
 // 32 (any grouping gives the same bits), else each lane's chain through its own tile, so that every
-// result keeps the bits of the per-CTA fold.
+// result keeps the bits of the per-CTA fold. Under the blocked association (engine/
+// blocked_association.h) the service publishes at index tiles + t the prefix of tile t + 1 in that
+// association instead (serve_blocked_prefixes): B(k - 1) combined with tree_j(k) for each lane of
+// block k, every lane's tree from the block's chunks, and B(k) at the block's last lane; a
+// client's read is the same.
 //
 // The service is written against `Lanes`, as the per-CTA fold is (running_prefix.h): the device's
 // service_lanes below, host threads in the protocol model (tests/ring_model_test.cu). Beside
@@ -27,9 +31,15 @@
 //                          running_prefix<Accum>& prefix, Op&)
 //       lane l < run of window w publishes at first_slot + l (status_prefix) the fold of the
 //       prefix (if present) and the window's lanes 0..l, and every lane returns lane run - 1's.
+//   Accum publish_blocked_prefixes(const State&, std::size_t first_slot, int w, int from, int run,
+//                                  const maybe_value<Accum>& before, Op&)
+//       window w holding block k (before: B(k - 1)), lane l in [from, run) publishes at
+//       first_slot + l the prefix of tile 32k + l + 1: op(before, tree_l+1(k)), or for lane 31
+//       B(k); every lane returns lane 31's.
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/blocked_association.h>
 #include <spscan/detail/engine/exact_association.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/ring/running_prefix.h>
@@ -101,6 +111,50 @@ SPSCAN_HOST_DEVICE void serve_prefixes(const State& states, std::size_t tiles, r
           progressed = true;
         }
         stopped = run < warp_threads;
+      }
+    }
+    if (!progressed)
+    {
+      lanes.pause(); // the aggregate at the front is being reduced right now
+    }
+  }
+}
+
+// serve_prefixes under the blocked association: the same P slots, each holding the prefix of the
+// tile after it in that association. Reads start at the block being served, whose lanes before
+// `done` have their P's out; a whole block moves B on. Called by a whole warp.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Lanes, class State, class Accum, class Op>
+SPSCAN_HOST_DEVICE void serve_blocked_prefixes(const State& states, std::size_t tiles, maybe_value<Accum> before, Op& op, Lanes& lanes)
+{
+  const std::size_t last = tiles - 1; // the last tile's prefix is its own CTA's to read, from slot last - 1
+  std::size_t block_first = 0;
+  int done                = 0;
+  while (block_first + static_cast<std::size_t>(done) < last)
+  {
+    lanes.load(states, block_first, last);
+    bool progressed = false;
+    bool stopped    = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (!stopped)
+      {
+        // Window w holds the block being served: the windows before it were whole.
+        const int run = leading_run(lanes.published(w));
+        if (run > done)
+        {
+          const Accum block_prefix = lanes.publish_blocked_prefixes(states, tiles + block_first, w, done, run, before, op);
+          progressed               = true;
+          done                     = run;
+          if (run == association_block)
+          {
+            before      = {block_prefix, true};
+            block_first += association_block;
+            done        = 0;
+          }
+        }
+        stopped = run < association_block;
       }
     }
     if (!progressed)
@@ -186,6 +240,47 @@ public:
       states.publish(first_slot + static_cast<std::size_t>(lane), status_prefix, inclusive);
     }
     return cub::ShuffleIndex<warp_threads>(inclusive, run - 1, 0xffffffffu);
+  }
+
+  // Each lane's tree from the block's chunks (engine/blocked_association.h): chunk_s of every
+  // lane's group by exchanges with the lane 2^s away, then tree_j from the chunks j names.
+  template <class State, class Op>
+  __device__ Accum publish_blocked_prefixes(
+    const State& states, std::size_t first_slot, int w, int from, int run, const maybe_value<Accum>& before, Op& op) const
+  {
+    const int lane   = static_cast<int>(threadIdx.x % warp_threads);
+    const Accum mine = this->snapshot(w).value;
+    Accum chunks[association_chunk_sizes];
+    chunks[0] = mine;
+#pragma unroll
+    for (int s = 0; s + 1 < association_chunk_sizes; ++s)
+    {
+      const Accum other = cub::ShuffleIndex<warp_threads>(chunks[s], lane ^ (1 << s), 0xffffffffu);
+      chunks[s + 1]     = (lane >> s) & 1 ? op(other, chunks[s]) : op(chunks[s], other);
+    }
+    const int j = lane < association_block - 1 ? lane + 1 : association_block - 1;
+    Accum tree  = mine;
+    bool started = false;
+#pragma unroll
+    for (int s = 0; s < association_chunk_sizes; ++s)
+    {
+      const Accum chunk = cub::ShuffleIndex<warp_threads>(chunks[s], chunk_in_run(s, j), 0xffffffffu);
+      if ((j >> s) & 1)
+      {
+        tree    = started ? op(chunk, tree) : chunk;
+        started = true;
+      }
+    }
+    Accum prefix = combine_after(before, tree, op);
+    if (lane == association_block - 1)
+    {
+      prefix = op(prefix, mine); // B(k)
+    }
+    if (lane >= from && lane < run)
+    {
+      states.publish(first_slot + static_cast<std::size_t>(lane), status_prefix, prefix);
+    }
+    return cub::ShuffleIndex<warp_threads>(prefix, association_block - 1, 0xffffffffu);
   }
 };
 #endif

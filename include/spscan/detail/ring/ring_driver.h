@@ -209,14 +209,15 @@ struct ring_layout
   using lane_values                   = shared_lane_values<carry, prefix_windows>;
   static constexpr std::size_t lane_values_bytes = !blocked && prefix_folds_lanes<carry, carry_op> ? sizeof(lane_values) : 0;
 
-  // Whether a call may have a prefix service (prefix_service.h): a single prefix warp under the
-  // left fold of carries that do not restart, over staged tiles (a generated input's scan squad
-  // is its bound, not the prefix: not measured with a service), and where the service's lanes
-  // form their P's in registers: by a tree, or by chains of carries of up to 4 bytes (the
-  // measured floats; 16-byte matrices spilled 2 KiB).
-  static constexpr bool servable = prefix_warps == 1 && !blocked && !restarts_at_heads<carry_op>::value
+  // Whether a call may have a prefix service (prefix_service.h): a single prefix warp over
+  // carries that do not restart and staged tiles (a generated input's scan squad is its bound,
+  // not the prefix: not measured with a service), where the service's lanes form their P's in
+  // registers: under the left fold by a tree, or by chains of carries of up to 4 bytes (the
+  // measured floats; 16-byte matrices spilled 2 KiB); under the blocked association from each
+  // block's chunks, for carries of up to 8 bytes (the doubles).
+  static constexpr bool servable = prefix_warps == 1 && !restarts_at_heads<carry_op>::value
                                 && !ring_generates_input_of<Program>::value && !ring_reads_gap_once_reduced_of<Program>::value
-                                && (exactly_associative<carry, carry_op> || sizeof(carry) <= 4);
+                                && (blocked ? sizeof(carry) <= 8 : exactly_associative<carry, carry_op> || sizeof(carry) <= 4);
 
   static constexpr std::size_t alignment_slack = 1024;
 
@@ -671,7 +672,14 @@ private:
           start.value = Program::initial_prefix(p_.program);
         }
         service_lanes<carry, service_read_windows> lanes;
-        serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
+        if constexpr (layout::blocked)
+        {
+          serve_blocked_prefixes(p_.tiles_state, p_.tiles, maybe_value<carry>{start.value, start.present}, op, lanes);
+        }
+        else
+        {
+          serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
+        }
         return;
       }
       if (threadIdx.x % warp_threads == 0)
