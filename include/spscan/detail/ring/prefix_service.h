@@ -127,7 +127,7 @@ _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class State, class Accum, class Op>
 SPSCAN_HOST_DEVICE void serve_blocked_prefixes(const State& states, std::size_t tiles, maybe_value<Accum> before, Op& op, Lanes& lanes)
 {
-  const std::size_t last = tiles - 1; // the last tile's prefix is its own CTA's to read, from slot last - 1
+  const std::size_t last = tiles - 1; // slot `last` would hold the prefix of a tile past the end
   std::size_t block_first = 0;
   int done                = 0;
   while (block_first + static_cast<std::size_t>(done) < last)
