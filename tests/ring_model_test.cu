@@ -1348,6 +1348,8 @@ TEST(RingModel, CatchesABlockedFoldWhoseTreesLeaveOutALane)
   planted bugs;
   bugs.tree_drops_last_of_run = true;
   expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked fold whose trees drop their last lane", blocked_shapes);
+  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked service whose trees drop their last lane",
+                                                   served_blocked_shapes);
 }
 
 // Carries of more than 8 bytes take their trees one window at a time (blocked_prefix.h): the same
@@ -1436,14 +1438,6 @@ TEST(RingModel, ServedBlockedPrefixesAreTheBlockedFoldUnderAdversarialSchedules)
   expect_clean_schedules<packed_tile_state<double>, double>(double_plus{}, 4, served_blocked_shapes);
 #endif
   expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4, served_blocked_shapes);
-}
-
-TEST(RingModel, CatchesABlockedServiceWhoseTreesLeaveOutALane)
-{
-  planted bugs;
-  bugs.tree_drops_last_of_run = true;
-  expect_caught<packed_tile_state<affine>, affine>(affine_then{}, bugs, "a blocked service whose trees drop their last lane",
-                                                   served_blocked_shapes);
 }
 
 // What the blocked service counts on (engine/blocked_association.h): every tree_j equals its
