@@ -1,8 +1,8 @@
 // The ring engine's protocol (detail/ring/), proved on host threads: no GPU needed.
 //
 // Each CTA of a launch is played by host threads, one per role of ring_driver.h: the producer
-// takes tile ids from the shared counter as stages free up and "loads" a tile into its stage
-// (writes the tile's id, the CTA's previous tile id and the data there); the reducer waits for the
+// takes tile ids from the shared counter (in an unserved launch, a reused stage's once its previous
+// tile has its prefix) and, once the stage is free, "loads" a tile into it (writes the tile's id, the CTA's previous tile id and the data there); the reducer waits for the
 // load and publishes the tile's aggregate in the library's own tile states; one or two prefix
 // threads, taking turns as the prefix warps do, run the library's own fold_aggregates_until (a
 // CTA's first tile) and fold_gap_onto (running_prefix.h) over host lanes, the latter reading the
@@ -799,11 +799,23 @@ launch_outcome run_launch(const launch_shape& shape,
             }
             else if (role == 0)
             {
-              if (uses >= static_cast<std::size_t>(S) && !bugs.refill_before_release)
+              // As the ring's producer: a reused stage's next id, in an unserved launch, once
+              // the stage's previous tile has its prefix (then the release before the load); in
+              // a served one, once the stage is released.
+              std::size_t tile           = no_more_tiles;
+              const bool refill          = uses >= static_cast<std::size_t>(S) && !bugs.refill_before_release;
+              const bool id_before_store = !shape.served && ends_marked == 0;
+              if (refill)
               {
-                slot.released.wait(parity ^ 1u, ch);
+                if (id_before_store)
+                {
+                  slot.prefixed.wait(parity ^ 1u, ch);
+                }
+                else
+                {
+                  slot.released.wait(parity ^ 1u, ch);
+                }
               }
-              std::size_t tile = no_more_tiles;
               if (ends_marked == 0)
               {
                 // As driver.h's take_tile_id and the ring's producer: an id past the launch's
@@ -818,6 +830,10 @@ launch_outcome run_launch(const launch_shape& shape,
                 // A served launch's first id is the service's; the tiles' ids are one past.
                 const std::uint64_t tile_id = shape.served ? id - 1 : id;
                 tile = shape.served && id == 0 ? serves_prefixes : (tile_id < tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
+              }
+              if (refill && id_before_store)
+              {
+                slot.released.wait(parity ^ 1u, ch);
               }
               slot.tile.store(tile, std::memory_order_relaxed);
               slot.previous_tile.store(previous, std::memory_order_relaxed);

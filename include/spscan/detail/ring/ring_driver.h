@@ -3,8 +3,9 @@
 // One persistent CTA per SM works through tiles in a ring of shared-memory stages. Its warps
 // split into four roles, each running down the same sequence of tiles:
 //  - the producer warp takes the CTA's next tile id from the global counter (ids are handed out in
-//    the order they are asked for, so every lower id belongs to a running CTA) and brings the tile
-//    into the next free stage with bulk tensor copies;
+//    the order they are asked for, so every lower id belongs to a running CTA; for a reused stage
+//    in a call without the prefix service, as soon as the stage's previous tile has its prefix)
+//    and brings the tile into the next free stage with bulk tensor copies;
 //  - the reduce squad (the tile program's data threads, threads [0, T)) reduces each loaded tile,
 //    publishes its aggregate at once, and leaves each thread's part of the tile's scan in the
 //    stage (Program::ring_reduce);
@@ -450,9 +451,26 @@ private:
       std::size_t tile = no_more_tiles;
       if (leader)
       {
-        if (at.uses >= static_cast<std::size_t>(stages_))
+        // A reused stage: in an unserved call the next id is taken once the stage's previous
+        // tile has its prefix, so that the counter's round trip runs beside that tile's scan and
+        // store rather than after the stage's release (H200: unserved scans +0.2-1.9 % from 2^26,
+        // by-key scans +1-5 % and int32 selections +2-5 % at 2^24-2^26; bench/NOTES.md,
+        // twenty-fourth session). A tile's progress still waits only for lower ids: that tile's
+        // id is lower than the one taken here. A served call takes its ids once the stage is
+        // free, as its service folds the aggregates in id order (there the early id was level to
+        // -1 %).
+        const bool refill          = at.uses >= static_cast<std::size_t>(stages_);
+        const bool id_before_store = !Served && ends_marked == 0;
+        if (refill)
         {
-          c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
+          if (id_before_store)
+          {
+            c.prefixed.wait(at.parity ^ 1u);
+          }
+          else
+          {
+            c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
+          }
         }
         if (ends_marked == 0)
         {
@@ -465,6 +483,10 @@ private:
           }
           const std::uint64_t tile_id = Served ? id - 1 : id;
           tile = Served && id == 0 ? serves_prefixes : (tile_id < p_.tiles ? static_cast<std::size_t>(tile_id) : no_more_tiles);
+        }
+        if (refill && id_before_store)
+        {
+          c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
         }
         c.tile          = tile;
         c.previous_tile = previous;
