@@ -1,8 +1,9 @@
 // The ring engine's protocol (detail/ring/), proved on host threads: no GPU needed.
 //
 // Each CTA of a launch is played by host threads, one per role of ring_driver.h: the producer
-// takes tile ids from the shared counter (in an unserved launch, a reused stage's once its previous
-// tile has its prefix) and, once the stage is free, "loads" a tile into it (writes the tile's id, the CTA's previous tile id and the data there); the reducer waits for the
+// takes tile ids from the shared counter (in an unserved launch, a reused stage's once its
+// previous tile has its prefix) and, once the stage is free, "loads" a tile into it (writes the
+// tile's id, the CTA's previous tile id and the data there); the reducer waits for the
 // load and publishes the tile's aggregate in the library's own tile states; one or two prefix
 // threads, taking turns as the prefix warps do, run the library's own fold_aggregates_until (a
 // CTA's first tile) and fold_gap_onto (running_prefix.h) over host lanes, the latter reading the
