@@ -16,8 +16,24 @@
 #include <cub/util_ptx.cuh>
 #include <cub/warp/warp_scan.cuh>
 
+#include <cuda/std/type_traits>
+
 namespace spscan::detail
 {
+
+// An operator as it is, under a type of its own. CUB's warp scan takes an integral sum's exclusive
+// prefix as inclusive - input, which a sum of bools does not allow (true + true is true): a bool
+// accumulator's scan goes through the operator in this disguise.
+template <class Op>
+struct opaque_operator
+{
+  Op& op;
+  template <class A, class B>
+  __device__ auto operator()(const A& a, const B& b) const
+  {
+    return op(a, b);
+  }
+};
 
 template <class T, int Warps>
 struct block_scan
@@ -50,7 +66,14 @@ struct block_scan
 
     T warp_prefix; // exclusive, undefined for lane 0
     T warp_total;
-    warp_scan(shared.warp_scans[warp]).ExclusiveScan(value, warp_prefix, op, warp_total);
+    if constexpr (::cuda::std::is_same_v<T, bool>)
+    {
+      warp_scan(shared.warp_scans[warp]).ExclusiveScan(value, warp_prefix, opaque_operator<Op>{op}, warp_total);
+    }
+    else
+    {
+      warp_scan(shared.warp_scans[warp]).ExclusiveScan(value, warp_prefix, op, warp_total);
+    }
     const int valid_warps = (valid_threads + warp_threads - 1) / warp_threads;
     if (valid_threads < Warps * warp_threads)
     {

@@ -148,7 +148,7 @@ template <class Accum, class Op>
 SPSCAN_HOST_DEVICE maybe_value<Accum>
 block_prefix_after(const maybe_value<Accum>& before, const Accum& tree_of_31, const Accum& last, Op& op)
 {
-  return {op(combine_after(before, tree_of_31, op), last), true};
+  return {static_cast<Accum>(op(combine_after(before, tree_of_31, op), last)), true};
 }
 
 // prefix(t) from B(k - 1) and tree_j(k), j = t mod 32 (the tree is ignored where j is 0).

@@ -120,9 +120,12 @@ public:
   static constexpr int per_word       = int(16 / sizeof(T));
   static constexpr std::size_t bytes  = 16 * warp_threads * words_per_lane;
 
-  __device__ vector_slice(void* slice, int lane)
+  // `swizzle_phase`: where the slice starts in a block of the swizzle, in rows of 8 words (0 for a
+  // slice of its own, or one that starts a block; see slot()).
+  __device__ vector_slice(void* slice, int lane, int swizzle_phase = 0)
       : words_(static_cast<uint4*>(slice))
       , lane_(lane)
+      , phase_(swizzle_phase)
   {}
 
   // Loads the segment and makes it visible to the warp.
@@ -364,14 +367,17 @@ public:
 private:
   // Word i of the segment lives in slot i ^ ((i / 8) % 8): a quarter warp's 16-byte accesses,
   // striped (i = 32 j + lane) or blocked (i = lane * words_per_lane + w, for up to 8 words per
-  // lane), land on 8 different groups of banks.
-  __device__ static int slot(int i)
+  // lane), land on 8 different groups of banks. A slice that starts `phase_` rows of 8 words into
+  // a block of that pattern (a warp's 512 bytes in a bulk-copied image, ring/program_support.h)
+  // counts its rows from the block's start.
+  __device__ int slot(int i) const
   {
-    return i ^ ((i >> 3) & 7);
+    return i ^ (((i >> 3) + phase_) & 7);
   }
 
   uint4* words_;
   int lane_;
+  int phase_;
 };
 
 // Slice of accumulators holding the first `valid` of 32 * Items elements, one in 33 slots

@@ -379,7 +379,14 @@ struct scan_by_key_program
   // The keys of warp `warp`'s segment, behind the tile's values in the stage.
   __device__ static key_vectors ring_key_slice(void* stage, int warp, int lane)
   {
-    return key_vectors(static_cast<unsigned char*>(stage) + ring_value_tile_bytes + warp * key_vectors::bytes, lane);
+    if constexpr (ring::starts_inside_swizzle_block<key_vectors>)
+    {
+      return ring::slice_of_warp<key_vectors>(static_cast<unsigned char*>(stage) + ring_value_tile_bytes, warp, lane);
+    }
+    else
+    {
+      return key_vectors(static_cast<unsigned char*>(stage) + ring_value_tile_bytes + warp * key_vectors::bytes, lane);
+    }
   }
 
   template <class Tensors, class Barrier>
@@ -648,7 +655,7 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                Accum init)
 {
   using shapes        = scan_by_key_shapes<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
-  const auto distance = thrust::distance(keys_first, keys_last);
+  const auto distance = iterator_distance(keys_first, keys_last);
   const std::size_t n = distance > 0 ? static_cast<std::size_t>(distance) : 0;
   typename shapes::primary::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
                                      thrust::try_unwrap_contiguous_iterator(values),

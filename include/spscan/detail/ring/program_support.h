@@ -22,17 +22,44 @@ template <class T, int Items>
 struct is_vector_slice<vector_slice<T, Items>> : ::cuda::std::true_type
 {};
 
-// The slice of `rank`'s warp in a stage. A tile brought in by bulk copy is its bytes' image, so the
-// warps' segments lie back to back, `Slice::bytes` each; `extra` follows the lane in the slice's
-// constructor. A vector slice reads its words through the swizzle counted from its own start,
-// which is the copy engine's only where it starts on a swizzle block (tensor_map.h): with slices
-// of 512 bytes, every odd warp read its words permuted (bench/NOTES.md, twelfth session).
+// The copy engine swizzles each 1024-byte block of a tile's image from the block's start
+// (tensor_map.h), and a vector slice counts its swizzle from its own start: one that starts inside
+// a block (512 bytes, one 16-byte word a lane, as a 1-byte image beside 8-byte accumulators has)
+// is given the phase of the block it starts in.
+template <class Slice>
+constexpr bool starts_inside_swizzle_block = is_vector_slice<Slice>::value && Slice::bytes % swizzle_block_bytes != 0;
+
+// The slice of warp `warp` in a stage, as lane `lane` reads it. A tile brought in by bulk copy is
+// its bytes' image, so the warps' segments lie back to back, `Slice::bytes` each; `extra` follows
+// the lane in the slice's constructor.
+template <class Slice, class... Extra>
+__device__ Slice slice_of_warp(void* stage, int warp, int lane, Extra... extra)
+{
+  unsigned char* const first = static_cast<unsigned char*>(stage) + warp * Slice::bytes;
+  if constexpr (starts_inside_swizzle_block<Slice>)
+  {
+    static_assert(swizzle_block_bytes % Slice::bytes == 0, "vector slices tile a swizzle block");
+    const int phase_rows = static_cast<int>((warp * Slice::bytes % swizzle_block_bytes) / (16 * 8));
+    return Slice(first, lane, phase_rows);
+  }
+  else
+  {
+    return Slice(first, lane, extra...);
+  }
+}
+
+// The same for the data thread `rank`.
 template <class Slice, class... Extra>
 __device__ Slice warp_slice_in_stage(void* stage, int rank, Extra... extra)
 {
-  static_assert(!is_vector_slice<Slice>::value || Slice::bytes % swizzle_block_bytes == 0,
-                "a vector slice in a stage starts on a block of the copy engine's swizzle");
-  return Slice(static_cast<unsigned char*>(stage) + (rank / warp_threads) * Slice::bytes, rank % warp_threads, extra...);
+  if constexpr (starts_inside_swizzle_block<Slice>)
+  {
+    return slice_of_warp<Slice>(stage, rank / warp_threads, rank % warp_threads);
+  }
+  else
+  {
+    return Slice(static_cast<unsigned char*>(stage) + (rank / warp_threads) * Slice::bytes, rank % warp_threads, extra...);
+  }
 }
 
 // The input element where the segment of `rank`'s warp in `tile` begins (segments of `segment`
