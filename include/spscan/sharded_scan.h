@@ -51,7 +51,7 @@ template <class Derived, class InputIt, class OutputIt>
 OutputIt sharded_inclusive_scan(ncclComm_t comm, const thrust::detail::execution_policy_base<Derived>& policy,
                                 InputIt first, InputIt last, OutputIt result)
 {
-  return sharded_inclusive_scan(comm, policy, first, last, result, thrust::plus<>{});
+  return sharded_inclusive_scan(comm, policy, first, last, result, detail::default_plus{});
 }
 
 template <class Derived, class InputIt, class OutputIt, class T, class BinaryOp>
@@ -67,7 +67,7 @@ template <class Derived, class InputIt, class OutputIt, class T>
 OutputIt sharded_exclusive_scan(ncclComm_t comm, const thrust::detail::execution_policy_base<Derived>& policy,
                                 InputIt first, InputIt last, OutputIt result, T init)
 {
-  return sharded_exclusive_scan(comm, policy, first, last, result, init, thrust::plus<>{});
+  return sharded_exclusive_scan(comm, policy, first, last, result, init, detail::default_plus{});
 }
 
 // ---- the whole array from one host thread -------------------------------------------------------
@@ -84,7 +84,7 @@ template <class InputIt, class OutputIt>
 void sharded_inclusive_scan(const shard_communicator& group, const std::vector<shard<InputIt>>& shards,
                             const std::vector<OutputIt>& results)
 {
-  sharded_inclusive_scan(group, shards, results, thrust::plus<>{});
+  sharded_inclusive_scan(group, shards, results, detail::default_plus{});
 }
 
 template <class InputIt, class OutputIt, class T, class BinaryOp>
@@ -98,7 +98,7 @@ template <class InputIt, class OutputIt, class T>
 void sharded_exclusive_scan(const shard_communicator& group, const std::vector<shard<InputIt>>& shards,
                             const std::vector<OutputIt>& results, T init)
 {
-  sharded_exclusive_scan(group, shards, results, init, thrust::plus<>{});
+  sharded_exclusive_scan(group, shards, results, init, detail::default_plus{});
 }
 
 } // namespace spscan

@@ -83,29 +83,49 @@ SPSCAN_HOST_DEVICE decltype(auto) dispatch(Derived& policy, Args&... args)
   }
 }
 
-// spscan's algorithm: `Kernel::launch(args...)` (host code, the kernel) where `KernelServes` (2.
-// above), else `thrust_backend()`, Thrust's CUDA backend called with the caller's arguments.
+// Thrust's answer to a call made in device code: what its CUDA backend runs there, the sequential
+// algorithm, called as that directly (thrust_bridge.h, thrust_cuda_backend) unless the backend
+// launches kernels from device code.
 _CCCL_EXEC_CHECK_DISABLE
-template <class Kernel, bool KernelServes, class ThrustBackend, class... Args>
-SPSCAN_HOST_DEVICE auto kernel_or_thrust_backend(ThrustBackend thrust_backend, Args&&... args)
+template <class ThrustBackend, class Derived>
+SPSCAN_HOST_DEVICE auto thrust_backend_in_device_code(ThrustBackend& thrust_backend, Derived& policy)
+{
+  if constexpr (thrust_launches_from_device)
+  {
+    return thrust_backend(policy);
+  }
+  else
+  {
+    sequential_policy sequential;
+    return thrust_backend(sequential);
+  }
+}
+
+// spscan's algorithm: `Kernel::launch(policy, args...)` (host code, the kernel) where
+// `KernelServes` (2. above), else `thrust_backend(policy)`, Thrust's CUDA backend called with the
+// caller's arguments. `thrust_backend` takes the policy as its argument, so that its body is
+// instantiated only where it runs: a call the kernel serves compiles none of Thrust's kernels.
+_CCCL_EXEC_CHECK_DISABLE
+template <class Kernel, bool KernelServes, class ThrustBackend, class Derived, class... Args>
+SPSCAN_HOST_DEVICE auto kernel_or_thrust_backend(ThrustBackend thrust_backend, Derived& policy, Args&&... args)
 {
   if constexpr (KernelServes)
   {
 #if defined(__CUDA_ARCH__)
     if (false)
     { // The device pass must see the host-side launch, or it would compile no kernel.
-      Kernel::launch(args...);
+      Kernel::launch(policy, args...);
     }
 #endif
     NV_IF_TARGET(NV_IS_HOST,
                  (count_route(&route_counters::kernel); //
-                  return Kernel::launch(args...);),
-                 (return thrust_backend();));
+                  return Kernel::launch(policy, args...);),
+                 (return thrust_backend_in_device_code(thrust_backend, policy);));
   }
   else
   {
     NV_IF_TARGET(NV_IS_HOST, (count_route(&route_counters::thrust);));
-    return thrust_backend();
+    return thrust_backend(policy);
   }
 }
 

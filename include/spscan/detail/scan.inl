@@ -24,7 +24,7 @@ struct scan_on_kernel
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Op op, const Init& init)
   {
     return scan_on_device<Kind, Accum>(
-      policy, first, thrust::distance(first, last), result, op, initial_accumulator<Accum>(init));
+      policy, first, iterator_distance(first, last), result, op, initial_accumulator<Accum>(init));
   }
 };
 
@@ -56,7 +56,7 @@ struct inclusive_scan_algorithm
   template <class Derived, class InputIt, class OutputIt>
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result)
   {
-    return run(policy, first, last, result, thrust::plus<>{});
+    return run(policy, first, last, result, default_plus{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -64,8 +64,8 @@ struct inclusive_scan_algorithm
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result, Op op)
   {
     return scan_or_fallback<scan_kind::inclusive, inclusive_accumulator<InputIt>>(
-      policy, first, last, result, op, no_init{}, [&] {
-        return thrust_cuda_backend::inclusive_scan(policy, first, last, result, op);
+      policy, first, last, result, op, no_init{}, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::inclusive_scan(thrust_policy, first, last, result, op);
       });
   }
 
@@ -74,8 +74,8 @@ struct inclusive_scan_algorithm
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result, T init, Op op)
   {
     return scan_or_fallback<scan_kind::inclusive_init, inclusive_init_accumulator<InputIt, T, Op>>(
-      policy, first, last, result, op, init, [&] {
-        return thrust_cuda_backend::inclusive_scan(policy, first, last, result, init, op);
+      policy, first, last, result, op, init, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::inclusive_scan(thrust_policy, first, last, result, init, op);
       });
   }
 };
@@ -98,14 +98,14 @@ struct exclusive_scan_algorithm
   template <class Derived, class InputIt, class OutputIt>
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result)
   {
-    return run(policy, first, last, result, value_of<InputIt>{}, thrust::plus<>{});
+    return run(policy, first, last, result, value_of<InputIt>{}, default_plus{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
   template <class Derived, class InputIt, class OutputIt, class T>
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result, T init)
   {
-    return run(policy, first, last, result, init, thrust::plus<>{});
+    return run(policy, first, last, result, init, default_plus{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -113,8 +113,8 @@ struct exclusive_scan_algorithm
   SPSCAN_HOST_DEVICE static OutputIt run(Derived& policy, InputIt first, InputIt last, OutputIt result, T init, Op op)
   {
     return scan_or_fallback<scan_kind::exclusive, exclusive_accumulator<T>>(
-      policy, first, last, result, op, init, [&] {
-        return thrust_cuda_backend::exclusive_scan(policy, first, last, result, init, op);
+      policy, first, last, result, op, init, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::exclusive_scan(thrust_policy, first, last, result, init, op);
       });
   }
 };

@@ -79,7 +79,7 @@ struct inclusive_scan_by_key_algorithm
   SPSCAN_HOST_DEVICE static OutputIt
   run(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, OutputIt result)
   {
-    return run(policy, keys_first, keys_last, values, result, thrust::equal_to<>{});
+    return run(policy, keys_first, keys_last, values, result, default_equal_to{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -87,7 +87,7 @@ struct inclusive_scan_by_key_algorithm
   SPSCAN_HOST_DEVICE static OutputIt
   run(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, OutputIt result, Pred pred)
   {
-    return run(policy, keys_first, keys_last, values, result, pred, thrust::plus<>{});
+    return run(policy, keys_first, keys_last, values, result, pred, default_plus{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -97,8 +97,8 @@ struct inclusive_scan_by_key_algorithm
   {
     using accum = value_of<ValuesIt>;
     return scan_by_key_or_fallback<false, accum>(
-      policy, keys_first, keys_last, values, result, pred, op, no_init{}, [&] {
-        return thrust_cuda_backend::inclusive_scan_by_key(policy, keys_first, keys_last, values, result, pred, op);
+      policy, keys_first, keys_last, values, result, pred, op, no_init{}, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::inclusive_scan_by_key(thrust_policy, keys_first, keys_last, values, result, pred, op);
       });
   }
 };
@@ -128,7 +128,7 @@ struct exclusive_scan_by_key_algorithm
   SPSCAN_HOST_DEVICE static OutputIt
   run(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, OutputIt result, T init)
   {
-    return run(policy, keys_first, keys_last, values, result, init, thrust::equal_to<>{});
+    return run(policy, keys_first, keys_last, values, result, init, default_equal_to{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -136,7 +136,7 @@ struct exclusive_scan_by_key_algorithm
   SPSCAN_HOST_DEVICE static OutputIt
   run(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, OutputIt result, T init, Pred pred)
   {
-    return run(policy, keys_first, keys_last, values, result, init, pred, thrust::plus<>{});
+    return run(policy, keys_first, keys_last, values, result, init, pred, default_plus{});
   }
 
   _CCCL_EXEC_CHECK_DISABLE
@@ -146,8 +146,8 @@ struct exclusive_scan_by_key_algorithm
   {
     using accum = exclusive_accumulator<T>;
     return scan_by_key_or_fallback<true, accum>(
-      policy, keys_first, keys_last, values, result, pred, op, init, [&] {
-        return thrust_cuda_backend::exclusive_scan_by_key(policy, keys_first, keys_last, values, result, init, pred, op);
+      policy, keys_first, keys_last, values, result, pred, op, init, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::exclusive_scan_by_key(thrust_policy, keys_first, keys_last, values, result, init, pred, op);
       });
   }
 };

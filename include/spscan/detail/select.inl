@@ -44,7 +44,7 @@ struct rejected_by
 template <class InputIt>
 std::size_t selection_size(InputIt first, InputIt last)
 {
-  const auto n = thrust::distance(first, last);
+  const auto n = iterator_distance(first, last);
   return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
@@ -126,8 +126,8 @@ struct copy_if_algorithm
   SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
     return kernel_or_thrust_backend<copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&] {
-        return thrust_cuda_backend::copy_if(policy, first, last, args...);
+      [&](auto& thrust_policy) {
+        return thrust_cuda_backend::copy_if(thrust_policy, first, last, args...);
       },
       policy,
       first,
@@ -153,8 +153,8 @@ struct remove_copy_if_algorithm
   SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
     return kernel_or_thrust_backend<remove_copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&] {
-        return thrust_cuda_backend::remove_copy_if(policy, first, last, args...);
+      [&](auto& thrust_policy) {
+        return thrust_cuda_backend::remove_copy_if(thrust_policy, first, last, args...);
       },
       policy,
       first,
@@ -180,8 +180,8 @@ struct partition_copy_algorithm
   SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
   {
     return kernel_or_thrust_backend<partition_copy_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&] {
-        return thrust_cuda_backend::partition_copy(policy, first, last, args...);
+      [&](auto& thrust_policy) {
+        return thrust_cuda_backend::partition_copy(thrust_policy, first, last, args...);
       },
       policy,
       first,

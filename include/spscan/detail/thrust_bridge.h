@@ -40,6 +40,13 @@
 
 #include <thrust/system/cuda/execution_policy.h>
 
+// The public algorithms the sequential fallbacks call (thrust_cuda_backend below).
+#include <thrust/copy.h>
+#include <thrust/partition.h>
+#include <thrust/remove.h>
+#include <thrust/scan.h>
+#include <thrust/transform_scan.h>
+
 // thrust::try_unwrap_contiguous_iterator (public API) moved to a header of its own in CCCL 3.0.
 // Decided by version, not __has_include: another CCCL's headers may be further down the path.
 #if THRUST_VERSION >= 300000
@@ -49,6 +56,8 @@
 #endif
 
 #include <cuda/std/cstddef>
+#include <cuda/std/functional>
+#include <cuda/std/iterator>
 #include <cuda/std/type_traits>
 #include <cuda/std/utility>
 
@@ -157,6 +166,28 @@ void return_nosync_temporary_buffer(cudaStream_t stream, Pointer p, ::cuda::std:
   thrust::return_temporary_buffer(
     thrust_policy, thrust::pointer<element, thrust::cuda_cub::execute_on_stream_nosync>(thrust::raw_pointer_cast(p)), n);
 }
+
+// The length of [first, last): thrust::distance, which CCCL 3.5 deprecates for cuda::std::distance
+// (its implementation there).
+template <class Iterator>
+auto iterator_distance(Iterator first, Iterator last)
+{
+#if THRUST_VERSION >= 300500
+  return ::cuda::std::distance(first, last);
+#else
+  return thrust::distance(first, last);
+#endif
+}
+
+// Thrust's default operator and key predicate: cuda::std's from CCCL 3 on (Thrust's names are
+// aliases of them there, deprecated from 3.5), Thrust's own before.
+#if THRUST_VERSION >= 300000
+using default_plus     = ::cuda::std::plus<>;
+using default_equal_to = ::cuda::std::equal_to<>;
+#else
+using default_plus     = thrust::plus<>;
+using default_equal_to = thrust::equal_to<>;
+#endif
 
 // What thrust::try_unwrap_contiguous_iterator makes of an iterator: the raw pointer behind a
 // contiguous one (device_ptr, a device_vector's iterator), else the iterator itself.
@@ -297,8 +328,21 @@ template <template <class...> class Target, class Policy, class... Args>
 constexpr bool thrust_reaches_cuda_backend =
   is_cuda_policy<Policy> && !thrust_dispatch::resolves_elsewhere<void, Target, Policy, Args...>::value;
 
-// The CUDA backend's entry points, called with the policy seen as a CUDA one (a qualified call:
-// it never comes back to spscan through argument-dependent lookup).
+// Thrust's sequential policy: what Thrust's CUDA backend runs a call with in device code, unless
+// it launches kernels from there (CCCL 2.8's opt-in CUB_DETAIL_CDPv1).
+using sequential_policy = thrust::detail::seq_t;
+#if defined(CUB_DETAIL_CDPv1)
+constexpr bool thrust_launches_from_device = true;
+#else
+constexpr bool thrust_launches_from_device = false;
+#endif
+
+// Thrust's own implementation of a call, for the calls spscan's kernel does not serve. With a CUDA
+// policy, the CUDA backend's entry point, called with the policy seen as a CUDA one (a qualified
+// call: it never comes back to spscan through argument-dependent lookup); with the sequential
+// policy, the sequential algorithm, which is what that entry point runs in device code. A call
+// made in device code that spscan's kernel would serve from the host takes the second: the first
+// would compile Thrust's kernels into every program that makes the call, for nothing.
 namespace thrust_cuda_backend
 {
 
@@ -308,12 +352,24 @@ SPSCAN_HOST_DEVICE auto inclusive_scan(cuda_policy<Derived>& policy, Args... arg
 {
   return thrust::cuda_cub::inclusive_scan(policy, args...);
 }
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto inclusive_scan(sequential_policy& policy, Args... args)
+{
+  return thrust::inclusive_scan(policy, args...);
+}
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto exclusive_scan(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::exclusive_scan(policy, args...);
+}
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto exclusive_scan(sequential_policy& policy, Args... args)
+{
+  return thrust::exclusive_scan(policy, args...);
 }
 
 _CCCL_EXEC_CHECK_DISABLE
@@ -322,12 +378,24 @@ SPSCAN_HOST_DEVICE auto transform_inclusive_scan(cuda_policy<Derived>& policy, A
 {
   return thrust::cuda_cub::transform_inclusive_scan(policy, args...);
 }
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto transform_inclusive_scan(sequential_policy& policy, Args... args)
+{
+  return thrust::transform_inclusive_scan(policy, args...);
+}
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto transform_exclusive_scan(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::transform_exclusive_scan(policy, args...);
+}
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto transform_exclusive_scan(sequential_policy& policy, Args... args)
+{
+  return thrust::transform_exclusive_scan(policy, args...);
 }
 
 _CCCL_EXEC_CHECK_DISABLE
@@ -336,12 +404,24 @@ SPSCAN_HOST_DEVICE auto inclusive_scan_by_key(cuda_policy<Derived>& policy, Args
 {
   return thrust::cuda_cub::inclusive_scan_by_key(policy, args...);
 }
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto inclusive_scan_by_key(sequential_policy& policy, Args... args)
+{
+  return thrust::inclusive_scan_by_key(policy, args...);
+}
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::exclusive_scan_by_key(policy, args...);
+}
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(sequential_policy& policy, Args... args)
+{
+  return thrust::exclusive_scan_by_key(policy, args...);
 }
 
 _CCCL_EXEC_CHECK_DISABLE
@@ -350,6 +430,12 @@ SPSCAN_HOST_DEVICE auto copy_if(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::copy_if(policy, args...);
 }
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto copy_if(sequential_policy& policy, Args... args)
+{
+  return thrust::copy_if(policy, args...);
+}
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class... Args>
@@ -357,12 +443,24 @@ SPSCAN_HOST_DEVICE auto remove_copy_if(cuda_policy<Derived>& policy, Args... arg
 {
   return thrust::cuda_cub::remove_copy_if(policy, args...);
 }
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto remove_copy_if(sequential_policy& policy, Args... args)
+{
+  return thrust::remove_copy_if(policy, args...);
+}
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE auto partition_copy(cuda_policy<Derived>& policy, Args... args)
 {
   return thrust::cuda_cub::partition_copy(policy, args...);
+}
+_CCCL_EXEC_CHECK_DISABLE
+template <class... Args>
+SPSCAN_HOST_DEVICE auto partition_copy(sequential_policy& policy, Args... args)
+{
+  return thrust::partition_copy(policy, args...);
 }
 
 } // namespace thrust_cuda_backend

@@ -36,8 +36,8 @@ struct transform_inclusive_scan_algorithm
     using value   = transformed_value<InputIt, UnaryOp>;
     using input_t = transformed_input<InputIt, UnaryOp, value>;
     return scan_or_fallback<scan_kind::inclusive, value>(
-      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, no_init{}, [&] {
-        return thrust_cuda_backend::transform_inclusive_scan(policy, first, last, result, unary_op, binary_op);
+      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, no_init{}, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::transform_inclusive_scan(thrust_policy, first, last, result, unary_op, binary_op);
       });
   }
 
@@ -50,8 +50,8 @@ struct transform_inclusive_scan_algorithm
     using input_t = transformed_input<InputIt, UnaryOp, value>;
     using accum   = inclusive_init_accumulator<input_t, T, BinaryOp>;
     return scan_or_fallback<scan_kind::inclusive_init, accum>(
-      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, init, [&] {
-        return thrust_cuda_backend::transform_inclusive_scan(policy, first, last, result, unary_op, init, binary_op);
+      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, init, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::transform_inclusive_scan(thrust_policy, first, last, result, unary_op, init, binary_op);
       });
   }
 };
@@ -78,8 +78,8 @@ struct transform_exclusive_scan_algorithm
     using accum   = ::cuda::std::remove_cvref_t<T>;
     using input_t = transformed_input<InputIt, UnaryOp, accum>;
     return scan_or_fallback<scan_kind::exclusive, accum>(
-      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, init, [&] {
-        return thrust_cuda_backend::transform_exclusive_scan(policy, first, last, result, unary_op, init, binary_op);
+      policy, input_t(first, unary_op), input_t(last, unary_op), result, binary_op, init, [&](auto& thrust_policy) {
+        return thrust_cuda_backend::transform_exclusive_scan(thrust_policy, first, last, result, unary_op, init, binary_op);
       });
   }
 };

@@ -397,7 +397,7 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
 // Shared memory is dynamic (driver_shared<Program>, sized at launch): a tile of more than 48 KiB
 // needs it.
 template <class Program>
-SPSCAN_KERNEL void __launch_bounds__(cta_threads_of<Program>, min_ctas_per_sm_of<typename Program::tuning>::value)
+SPSCAN_KERNEL void __launch_bounds__(cta_threads_of<Program>, launch_bound_ctas<typename Program::tuning, cta_threads_of<Program>>)
   single_pass_kernel(driver_params<Program> p)
 {
   extern __shared__ uint4 single_pass_shared_memory[];

@@ -70,7 +70,7 @@ private:
 };
 
 template <class Program>
-SPSCAN_KERNEL void __launch_bounds__(Program::tuning::threads, min_ctas_per_sm_of<typename Program::tuning>::value)
+SPSCAN_KERNEL void __launch_bounds__(Program::tuning::threads, launch_bound_ctas<typename Program::tuning, Program::tuning::threads>)
   independent_tiles_kernel(independent_tiles_params<Program> p)
 {
   extern __shared__ uint4 independent_tiles_shared_memory[];

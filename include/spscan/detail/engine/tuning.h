@@ -63,8 +63,7 @@ template <class InputValue, class Accum, class OutputValue>
 constexpr int widest_of = max3(size_or_zero<InputValue>, int(sizeof(Accum)), size_or_zero<OutputValue>);
 
 template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
-struct scan_tuning : tile_shape<Widest, Widest == 8 ? 256 : 128, Widest == 8 ? 3 : 5>
-{};
+using scan_tuning = tile_shape<Widest, Widest == 8 ? 256 : 128, Widest == 8 ? 3 : 5>;
 
 // The shape for a GPU that grants a block less shared memory than scan_tuning's tile needs
 // (kernel_shape.h): 128 bytes per thread whatever the type, so that the tile fits the 48 KiB every
@@ -72,8 +71,7 @@ struct scan_tuning : tile_shape<Widest, Widest == 8 ? 256 : 128, Widest == 8 ? 3
 // copy speed on an H200 where the 64 KiB tile gives 0.84). Only 8-byte types ever need it: sm_75
 // grants 64 KiB per block, their 64 KiB tile needs about 66 KiB.
 template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
-struct reduced_scan_tuning : tile_shape<Widest, 128, Widest == 8 ? 4 : 5>
-{};
+using reduced_scan_tuning = tile_shape<Widest, 128, Widest == 8 ? 4 : 5>;
 
 // 8-byte scans from blocked_input_bytes under an operator whose grouping shows in its bits
 // (doubles): 32 KiB tiles whose aggregates combine in the blocked association, on both engines.
@@ -142,6 +140,24 @@ struct min_ctas_per_sm_of<Tuning, ::cuda::std::void_t<decltype(Tuning::min_ctas_
 {
   static constexpr int value = Tuning::min_ctas_per_sm;
 };
+
+// The most threads one SM holds on the architecture being compiled; the host pass, which never
+// reads a launch bound, sees the largest.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#  define SPSCAN_DETAIL_MAX_THREADS_PER_SM 1024
+#elif defined(__CUDA_ARCH__) \
+  && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#  define SPSCAN_DETAIL_MAX_THREADS_PER_SM 1536
+#else
+#  define SPSCAN_DETAIL_MAX_THREADS_PER_SM 2048
+#endif
+
+// min_ctas_per_sm_of as the launch bound of a kernel of `Threads`-thread CTAs: no more CTAs than
+// an SM of the architecture being compiled holds (ptxas ignores a larger bound, and warns).
+template <class Tuning, int Threads>
+constexpr int launch_bound_ctas = min_ctas_per_sm_of<Tuning>::value * Threads <= SPSCAN_DETAIL_MAX_THREADS_PER_SM
+                                  ? min_ctas_per_sm_of<Tuning>::value
+                                  : SPSCAN_DETAIL_MAX_THREADS_PER_SM / Threads;
 
 // Tuning::blocked_association where a tuning names it, else false.
 template <class Tuning, class = void>

@@ -42,9 +42,13 @@ struct reads_no_memory : ::cuda::std::false_type
 template <class... Parameters>
 struct reads_no_memory<thrust::counting_iterator<Parameters...>> : ::cuda::std::true_type
 {};
+// (thrust::constant_iterator is deprecated from CCCL 3.5 for cuda::constant_iterator; users still
+// pass it.)
+_CCCL_SUPPRESS_DEPRECATED_PUSH
 template <class... Parameters>
 struct reads_no_memory<thrust::constant_iterator<Parameters...>> : ::cuda::std::true_type
 {};
+_CCCL_SUPPRESS_DEPRECATED_POP
 
 // A transform_iterator over a contiguous range: its raw base, and the element it gives for a base
 // element, as its own dereference does (the functor's result as the iterator's reference).

@@ -159,6 +159,31 @@ struct restarts_at_heads<Op, ::cuda::std::void_t<decltype(Op::restarts_at_heads)
     : ::cuda::std::bool_constant<Op::restarts_at_heads>
 {};
 
+// A restarting operator's extend and restarts as callables, for the lane folds: host and device
+// code, as the functions here are (the protocol model's operator is host code).
+template <class Op>
+struct extend_with
+{
+  Op& op;
+  _CCCL_EXEC_CHECK_DISABLE
+  template <class Accum>
+  SPSCAN_HOST_DEVICE Accum operator()(const Accum& earlier, const Accum& later) const
+  {
+    return op.extend(earlier, later);
+  }
+};
+template <class Op>
+struct restarts_with
+{
+  Op& op;
+  _CCCL_EXEC_CHECK_DISABLE
+  template <class Accum>
+  SPSCAN_HOST_DEVICE bool operator()(const Accum& c) const
+  {
+    return op.restarts(c);
+  }
+};
+
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Op>
 SPSCAN_HOST_DEVICE void fold_run_restarting(Lanes& lanes, running_prefix<Accum>& prefix, int w, int run, Op& op)
@@ -167,9 +192,9 @@ SPSCAN_HOST_DEVICE void fold_run_restarting(Lanes& lanes, running_prefix<Accum>&
   {
     return;
   }
-  const auto extend            = [&](const Accum& earlier, const Accum& later) { return op.extend(earlier, later); };
+  const extend_with<Op> extend{op};
   const std::uint32_t in_run   = run == warp_threads ? 0xffffffffu : (1u << run) - 1u;
-  const std::uint32_t restarts = lanes.which(w, [&](const Accum& c) { return op.restarts(c); }) & in_run;
+  const std::uint32_t restarts = lanes.which(w, restarts_with<Op>{op}) & in_run;
   lanes.share(w);
   if (restarts == 0)
   {

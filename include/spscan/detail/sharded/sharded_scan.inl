@@ -42,7 +42,7 @@ private:
 template <class InputIt>
 std::size_t shard_size(InputIt first, InputIt last)
 {
-  const auto n = thrust::distance(first, last);
+  const auto n = iterator_distance(first, last);
   return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
