@@ -10,7 +10,8 @@
 #   newest   the toolkit's nvcc with the newest CCCL headers (CCCL 3.5, from PyPI)
 #   cuda12   nvcc 12.4 with CCCL 2.8 (scripts/install-compat-toolchains.sh)
 # The toolchains install into build/toolchains; each configuration builds in build/compat/<name>
-# (tests only: the examples and the benchmark use nothing the tests do not).
+# (tests only: the examples and the benchmark use nothing the tests do not), with a slice of the
+# type matrix (tests/matrix) for every architecture the toolchain builds: sm_70 only nvcc 12 does.
 #
 # Usage: scripts/compat.sh [--native-build DIR] [--jobs N]
 #   --native-build DIR   the native configuration is already built in DIR (scripts/run-tests.sh's
@@ -45,15 +46,16 @@ xml_count() { # xml_count <attribute> <file>: the first `attribute="N"` in the f
   echo "${value:-0}"
 }
 
-# run_configuration <name> <build dir> <nvcc> <CCCL include dir or ""> <library dir or ""> [build]
+# run_configuration <name> <build dir> <nvcc> <CCCL include dir or ""> <library dir or "">
+#                   <type matrix architectures> [build]
 run_configuration() {
-  local name=$1 dir=$2 nvcc=$3 cccl=$4 libdir=$5 build=${6:-build}
+  local name=$1 dir=$2 nvcc=$3 cccl=$4 libdir=$5 matrix_architectures=$6 build=${7:-build}
   local log="$root/build/compat/$name.log"
   echo "== compat: $name ($nvcc${cccl:+, CCCL from $cccl}) -> $log"
   local ok=1
   if [[ $build == build ]]; then
     local options=(-DCMAKE_BUILD_TYPE=Release -DSPSCAN_BUILD_EXAMPLES=OFF -DSPSCAN_BUILD_BENCH=OFF
-      -DCMAKE_CUDA_COMPILER="$nvcc")
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DSPSCAN_TYPE_MATRIX=SLICE "-DSPSCAN_TYPE_MATRIX_ARCHITECTURES=$matrix_architectures")
     # -I, not -isystem: the toolkit's own include directory is a -I one, searched before every
     # -isystem one, and it holds an older <nv/target>.
     [[ -n $cccl ]] && options+=("-DCMAKE_CUDA_FLAGS=-I$cccl")
@@ -87,13 +89,13 @@ run_configuration() {
 
 toolkit_nvcc=$(command -v nvcc)
 if [[ -n $native_build ]]; then
-  run_configuration native "$native_build" "$toolkit_nvcc" "" "" reuse
+  run_configuration native "$native_build" "$toolkit_nvcc" "" "" "" reuse
 else
-  run_configuration native "$root/build/compat/native" "$toolkit_nvcc" "" ""
+  run_configuration native "$root/build/compat/native" "$toolkit_nvcc" "" "" "75;80;90"
 fi
-run_configuration newest "$root/build/compat/newest" "$toolkit_nvcc" "$toolchains/cccl-3.5/include" ""
+run_configuration newest "$root/build/compat/newest" "$toolkit_nvcc" "$toolchains/cccl-3.5/include" "" "75;80;90"
 run_configuration cuda12 "$root/build/compat/cuda12" "$toolchains/cuda-12.4/bin/nvcc" "$toolchains/cccl-2.8/include" \
-  "$toolchains/cuda-12.4/lib64"
+  "$toolchains/cuda-12.4/lib64" "70;80;90"
 
 printf '%s\n' "${lines[@]}"
 exit $status

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The one command to run on a GPU machine: builds everything (Release, sm_90), runs the test suite,
-# runs the benchmark and its plot, runs every test program under compute-sanitizer's memcheck,
-# racecheck, synccheck and initcheck, and prints a summary table last.
+# The one command to run on a GPU machine: builds everything (Release, sm_90; the type matrix in
+# full, tests/matrix), runs the test suite, runs the benchmark and its plot, runs every test
+# program (the type matrix's aside) under compute-sanitizer's memcheck, racecheck, synccheck and
+# initcheck, and prints a summary table last.
 #
 # Usage: scripts/gpu_check.sh [--skip-bench] [--skip-ctest] [--skip-sanitizer] [--only-bench] [--help]
 #   --skip-bench       no benchmark, no plot
@@ -125,7 +126,8 @@ phase_build() {
   local t0=$SECONDS
   {
     echo "## configure"
-    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DSPSCAN_TYPE_MATRIX=FULL -DSPSCAN_TYPE_MATRIX_ARCHITECTURES=90
   } > "$build_log" 2>&1
   local rc=$?
   if ((rc != 0)); then

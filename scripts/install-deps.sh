@@ -4,11 +4,22 @@
 # installed; this script only checks for it.
 set -euo pipefail
 
+# any_exists PATH...: whether at least one of the paths (globs expanded) exists.
+any_exists() {
+  local path
+  for path in "$@"; do
+    [[ -e $path ]] && return 0
+  done
+  return 1
+}
+
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
-if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfig.cmake \
-     /usr/local/lib/cmake/GTest/GTestConfig.cmake /usr/src/googletest/CMakeLists.txt >/dev/null 2>&1; then
+# GoogleTest: an installed package config, or the sources Debian's googletest package installs
+# (tests/CMakeLists.txt takes either).
+if ! any_exists /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfig.cmake \
+  /usr/local/lib/cmake/GTest/GTestConfig.cmake /usr/src/googletest/CMakeLists.txt; then
   missing+=(libgtest-dev googletest)
 fi
 
@@ -27,7 +38,7 @@ fi
 
 # NCCL, for the sharded scans' test and benchmark (cmake/spscan_nccl.cmake): the toolkit's or the
 # system's where there is one, else NVIDIA's Python package for the toolkit's CUDA major version.
-if ! ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h >/dev/null 2>&1 &&
+if ! any_exists /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h &&
   ! python3 -c "import nvidia.nccl" >/dev/null 2>&1; then
   nvcc_path=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuda_major=$("$nvcc_path" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
