@@ -317,16 +317,18 @@ struct iterator_result
   double counting_ms = 0, memset_ms = 0, cub_counting_ms = 0;
   double transform_ms = 0, copy_ms = 0, cub_transform_ms = 0;
   double flags_ms = 0, flags_copy_ms = 0, cub_flags_ms = 0;
-  bool counting_ok = false, transform_ok = false, flags_ok = false;
+  double wide_flags_ms = 0, wide_flags_copy_ms = 0, cub_wide_flags_ms = 0;
+  bool counting_ok = false, transform_ok = false, flags_ok = false, wide_flags_ok = false;
 };
 
-// Scans of iterators that read nothing (counting) or compute on the fly (transform), and an
-// exclusive scan of byte flags into int32 offsets (input narrower than the accumulator; roofline
-// a copy of 5/2 bytes an element, the bytes it moves each way).
+// Scans of iterators that read nothing (counting) or compute on the fly (transform), and exclusive
+// scans of byte flags into int32 and into int64 offsets (input narrower than the accumulator;
+// roofline a copy of 5/2 and 9/2 bytes an element, the bytes each moves each way).
 bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& result)
 {
   int log2n = std::min(28, max_log2);
-  while (log2n > 10 && !fits_in_device((std::size_t{1} << log2n) * sizeof(int)))
+  // Five int32 arrays' worth: the int32 input, output and reference, the int64 offsets and theirs.
+  while (log2n > 10 && !fits_in_device((std::size_t{1} << log2n) * 7 * sizeof(int)))
   {
     log2n -= 2;
   }
@@ -355,7 +357,13 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
   CHECK_CUDA(cudaGetLastError());
   std::size_t flags_temp_bytes = 0;
   CHECK_CUDA(cub::DeviceScan::ExclusiveScan(nullptr, flags_temp_bytes, flags, out, thrust::plus<int>{}, 0, count, bench_stream));
-  device_array<unsigned char> cub_temp(std::max({counting_temp_bytes, transform_temp_bytes, flags_temp_bytes}));
+  device_array<std::int64_t> wide_output(n), wide_reference(n);
+  std::int64_t* wide_out = wide_output.get();
+  std::size_t wide_flags_temp_bytes = 0;
+  CHECK_CUDA(cub::DeviceScan::ExclusiveScan(
+    nullptr, wide_flags_temp_bytes, flags, wide_out, thrust::plus<std::int64_t>{}, std::int64_t{0}, count, bench_stream));
+  device_array<unsigned char> cub_temp(
+    std::max({counting_temp_bytes, transform_temp_bytes, flags_temp_bytes, wide_flags_temp_bytes}));
 
   // Checks first: the counting scan against its closed form, the transform scan against CUB's.
   CHECK_CUDA(cudaMemsetAsync(out, 0xA5, bytes, bench_stream));
@@ -399,6 +407,19 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
                 log2n, flags_check.differing, flags_check.first_differing);
   }
 
+  CHECK_CUDA(cudaMemsetAsync(wide_out, 0xA5, n * sizeof(std::int64_t), bench_stream));
+  CHECK_CUDA(cudaMemsetAsync(wide_reference.get(), 0x5A, n * sizeof(std::int64_t), bench_stream));
+  spscan::exclusive_scan(alloc_policy, flags, flags + count, wide_out, std::int64_t{0});
+  CHECK_CUDA(cub::DeviceScan::ExclusiveScan(cub_temp.get(), wide_flags_temp_bytes, flags, wide_reference.get(),
+                                            thrust::plus<std::int64_t>{}, std::int64_t{0}, count, bench_stream));
+  const check_outcome wide_check = compare_on_device(wide_out, wide_reference.get(), n, ctx.sm_count);
+  result.wide_flags_ok           = wide_check.passed;
+  if (!wide_check.passed)
+  {
+    std::printf("MISMATCH uint8 into int64 2^%d: %llu elements differ from CUB, first at %llu\n",
+                log2n, wide_check.differing, wide_check.first_differing);
+  }
+
   result.counting_ms = ctx.timer.median_ms(
     [&] { spscan::inclusive_scan(alloc_policy, counting, counting + count, out); }, warm, reps);
   result.memset_ms =
@@ -431,7 +452,22 @@ bool measure_iterator_inputs(bench_context& ctx, int max_log2, iterator_result& 
     },
     warm,
     reps);
-  return result.counting_ok && result.transform_ok && result.flags_ok;
+  result.wide_flags_ms = ctx.timer.median_ms(
+    [&] { spscan::exclusive_scan(alloc_policy, flags, flags + count, wide_out, std::int64_t{0}); }, warm, reps);
+  result.wide_flags_copy_ms = ctx.timer.median_ms(
+    [&] {
+      CHECK_CUDA(cudaMemcpyAsync(wide_out, wide_reference.get(), n * 9 / 2, cudaMemcpyDeviceToDevice, bench_stream));
+    },
+    warm,
+    reps);
+  result.cub_wide_flags_ms = ctx.timer.median_ms(
+    [&] {
+      CHECK_CUDA(cub::DeviceScan::ExclusiveScan(cub_temp.get(), wide_flags_temp_bytes, flags, wide_out,
+                                                thrust::plus<std::int64_t>{}, std::int64_t{0}, count, bench_stream));
+    },
+    warm,
+    reps);
+  return result.counting_ok && result.transform_ok && result.flags_ok && result.wide_flags_ok;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -696,6 +732,10 @@ void print_summary(const std::vector<row>& rows,
                 "(cub %8.4f ms, %.3f)  %s   (exclusive, init 0; copy of 5/2 bytes an element)\n",
                 it.flags_ms, it.flags_copy_ms, it.flags_copy_ms / it.flags_ms, it.cub_flags_ms,
                 it.flags_copy_ms / it.cub_flags_ms, it.flags_ok ? "exact" : "MISMATCH");
+    std::printf("  spscan of uint8 into int64      %8.4f ms   copy   %8.4f ms   copy/spscan   %.3f   "
+                "(cub %8.4f ms, %.3f)  %s   (exclusive, init 0; copy of 9/2 bytes an element)\n",
+                it.wide_flags_ms, it.wide_flags_copy_ms, it.wide_flags_copy_ms / it.wide_flags_ms, it.cub_wide_flags_ms,
+                it.wide_flags_copy_ms / it.cub_wide_flags_ms, it.wide_flags_ok ? "exact" : "MISMATCH");
   }
 }
 
