@@ -6,7 +6,7 @@
 // sets it beside cub::DeviceScan::InclusiveSumByKey (temporary storage allocated before timing)
 // and scan_by_key_bench's copy (a cudaMemcpyAsync of half the traffic's bytes). No scan that
 // reads and writes every element once can beat the stream by much: where the stream is under
-// 1.2x of CUB, so is every design (issue 26, goal 4; bench/NOTES.md, sixteenth session).
+// 1.2x of CUB, so is every design (docs/design.md#traffic-bound-of-by-key-scans-h100).
 // Each value leaves negated unless its key equals its pair's (elements 2k and 2k + 1), so the keys
 // are used; the output is checked against a one-element-a-thread kernel doing the same.
 //

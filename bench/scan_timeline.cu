@@ -788,7 +788,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
     // The by-key scan (uint32 keys and values), one segment, at its own tile shape and at half of it
     // (16 KiB of values and 16 KiB of keys a stage, twice the stages): whether the ring's depth holds
     // it; and with two prefix warps taking turns: whether reading a tile's gap while the other warp
-    // folds shortens the prefix warps' time a tile (bench/NOTES.md, after v22).
+    // folds shortens the prefix warps' time a tile.
     {
       std::uint32_t* keys = nullptr;
       check(cudaMalloc(&keys, n * sizeof(std::uint32_t)), "cudaMalloc");
@@ -816,7 +816,7 @@ void ring_section(cudaStream_t stream, const std::string& csv_dir)
 // and with two taking turns, against doubles in 32 KiB tiles (6 stages, another association, so
 // not the library's bits: what the smaller tile alone would give) and int64 (exact: 32 KiB tiles).
 // Each tile's prefix waits for a chain of steps through its gap's aggregates where the operator
-// is folded in order (doubles), and for trees where it is exact (int64): bench/NOTES.md v50.
+// is folded in order (doubles), and for trees where it is exact (int64).
 void ring_eight_byte_section(cudaStream_t stream, const std::string& csv_dir)
 {
   namespace sd = spscan::detail;
@@ -872,11 +872,11 @@ __global__ void fill_run_keys(int* keys, std::size_t n, int shift)
   }
 }
 
-// By-key scans of double values by int keys on the ring (goal 4): the library's shape from 8 MiB
-// (v61: 32 KiB value tiles under the blocked association, the prefix warp's trees one window at a
-// time) with one segment and with segments of 8, beside the shape before it (64 KiB value tiles
-// folded in order, behind the segment-head pass). v62 found the blocked shape bound at ~2.5 us a
-// tile; the trace says whether that is the prefix warp (id -> prefix) or the tile's own work.
+// By-key scans of double values by int keys on the ring: the library's shape from 8 MiB (32 KiB
+// value tiles under the blocked association, the prefix warp's trees one window at a time) with
+// one segment and with segments of 8, beside the shape before it (64 KiB value tiles folded in
+// order, behind the segment-head pass); the trace says whether the bound is the prefix warp (id ->
+// prefix) or the tile's own work.
 void ring_by_key_double_section(cudaStream_t stream, const std::string& csv_dir)
 {
   namespace sd = spscan::detail;
@@ -926,8 +926,8 @@ void ring_by_key_double_section(cudaStream_t stream, const std::string& csv_dir)
 
 // Goal 2's cells: scans of every 1-, 2- and 4-byte type at 2^26 on the ring (64 MiB of int8: ~15
 // tiles a CTA, so the ring's start and drain weigh), and at 2^28 for the steady state beside them.
-// The CSVs say when each CTA's first tile was loaded and its last one stored (bench/NOTES.md,
-// "Where a 2^26 scan's time goes on the ring").
+// The CSVs say when each CTA's first tile was loaded and its last one stored
+// (docs/design.md#a-calls-fixed-cost).
 template <class T, bool TwoPrefixWarps = false>
 void ring_narrow_case(const char* name, int log2n, cudaStream_t stream, const std::string& csv_dir)
 {
@@ -962,7 +962,7 @@ void ring_narrow_section(cudaStream_t stream, const std::string& csv_dir)
 
 // Goal 3's ring cells: scans at 2^22, 2^24 and 2^26 (about 4, 16 and 64 tiles of 32 KiB a CTA
 // for int32), int8 at four times the elements; the exact ones also with two prefix warps taking
-// turns (bench/NOTES.md, ninth session: two lost at every size).
+// turns (two lost at every size: docs/design.md#the-prefix-warp).
 void ring_mid_section(cudaStream_t stream, const std::string& csv_dir)
 {
   for (const int log2n : {22, 24, 26})

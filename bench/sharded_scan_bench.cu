@@ -7,7 +7,7 @@
 //    are all-gathered, each GPU but the first adds its prefix to every element. Reads twice,
 //    writes twice.
 // Also, on GPU 0 alone: the reduction and a device-to-device copy of one shard, which bound what
-// the sharded scan can reach (see NOTES.md, v9). Int32 shards of 2^log2n elements (default 2^30);
+// the sharded scan can reach (docs/design.md#sharded-scans). Int32 shards of 2^log2n elements (default 2^30);
 // every scheme is first checked bit for bit against GPU 0's scan of the concatenation at 2^24 per
 // GPU. Host clock around each whole call (every GPU's stream synchronized), median of --reps.
 static const char* bench_name = "sharded_scan_bench";

@@ -358,8 +358,8 @@ sanitizer_filter() { # sanitizer_filter <program name> <tool>
 # ~200 s in one run (every shared-memory access of the ring's stages instrumented), past a run's
 # time limit when eight runs share the host; in four shards each takes under a minute. Since the
 # ring engine's tests run every case with and without the prefix service, they, select_test and
-# temporary_storage_test ran past the limit under racecheck, and the ring tests under synccheck
-# (H200, v93's gpu_check): they run in shards too.
+# temporary_storage_test ran past the limit under racecheck, and the ring tests under synccheck:
+# they run in shards too.
 sanitizer_shards() { # sanitizer_shards <program name> <tool>
   case "$1:$2" in
     ring_programs_test:racecheck | ring_engine_test:racecheck) echo 4 ;;

@@ -78,7 +78,7 @@ bool bitwise_equal(const std::vector<T>& got, const std::vector<T>& expected, st
 
 // ---------------------------------------------------------------------------------------------
 // Eight host threads (two under a sanitizer), each with its own non-blocking stream and its own
-// buffers, issue 50 scans each at the same time. Half the rounds use par_nosync.on(stream) with two scans queued back to
+// buffers, launch 50 scans each at the same time. Half the rounds use par_nosync.on(stream) with two scans queued back to
 // back (the second reuses the first's freed stream-ordered temporary storage, so a tile state that
 // is not cleared per call shows), the other half par.on(stream).
 

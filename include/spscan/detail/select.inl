@@ -3,13 +3,11 @@
 // (route.h), so that code swapped to spscan (or passing spscan::par) keeps its calls.
 //
 // spscan's single-pass selection (programs/select_program.h) is built and tested (the
-// `*_on_kernel` routes below), but it is not yet the default. It measures ahead of Thrust's own
-// copy_if at every size (H200 and H100, int8 to int64, 2^16 to 2^28: 1.2-1.8x; with a stencil
-// 1.2-1.6x; partition_copy 1.0-1.5x, level at 2^28) and of CUB's DeviceSelect::If from 2^26, but
-// behind CUB's kernel alone (its count left on the device) below 2^24, 0.6-1.0x (bench/NOTES.md
-// v40-v44); the bar for the default is 1.1x of that kernel at every size. Until the selection
-// program clears it (`selection_program_is_default`), where Thrust would run its CUDA backend
-// these run Thrust's CUDA backend, with the caller's arguments.
+// `*_on_kernel` routes below), but it is not the default: it measures ahead of Thrust's own
+// copy_if at every size and of CUB with its count read back, but behind CUB's kernel alone (its
+// count left on the device) below 2^24 (docs/design.md#stream-compaction). Until it is the
+// default (`selection_program_is_default`), where Thrust would run its CUDA backend these run
+// Thrust's CUDA backend, with the caller's arguments.
 // Results, return values, synchronization and allocation are Thrust's.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The blocked association: how a scan whose operator shows its grouping in the bits (floating
 // point, user functors) combines its tiles' aggregates when its tile shape asks for it
 // (tuning.h, blocked_association_of). It exists because the left fold makes every tile's prefix
-// wait for a chain of one step per tile (bench/NOTES.md, "Where the doubles' 5 % goes").
+// wait for a chain of one step per tile (docs/design.md#the-blocked-association).
 //
 // The tiles form aligned blocks of 32 (one warp window each): block k holds tiles 32k .. 32k + 31.
 // With A_i the aggregate of tile i and op(none, x) == x:

@@ -2,20 +2,17 @@
 // cannot know to be zero (a caller's allocator, a larger call than the kept block served) is
 // cleared before that kernel reads it. Three ways, each where it measured faster:
 //  - a memset, then the kernel: the classic engine's. A small memset before its kernel costs
-//    about nothing (H100, int32 2^20: 13.0 us a call with it, 13.4 without), where a clearing
-//    kernel cost ~2.5 us more (bench/NOTES.md v16).
+//    about nothing, where a clearing kernel cost ~2.5 us a call
+//    (docs/design.md#tile-storage-kept-epoch-tagged).
 //  - the ring engine's: its kernel launched cooperatively (every CTA resident at once, which its
 //    one CTA per SM allows), whose CTAs clear the storage, each a share, and meet at a grid
 //    barrier before their first access to it (take_cleared_storage). One launch instead of two:
-//    the host issues half as much, and a call timed from an idle GPU is ~2 us shorter (H200, a
-//    kernel of the ring's shape: 9.0-9.3 us with a clearing kernel before it, 6.9-7.3
-//    cooperative; bench/NOTES.md v38).
+//    the host issues half as much, and a call timed from an idle GPU is ~2 us shorter.
 //  - where a cooperative launch is not possible (stream capture; a device or a share of one
 //    that cannot hold the whole grid at once), a small kernel that clears, and the kernel
 //    launched as its programmatic dependent (sm_90 and newer): its CTAs become resident and set
 //    up their barriers beside the clear, and wait for it (wait_for_cleared_storage) only before
-//    their first access to the counter or the tile states (int32 2^22: the clear's cost 2.6 ->
-//    1.3 us against a memset, v16).
+//    their first access to the counter or the tile states (half the cost of a memset before).
 #pragma once
 
 #include <spscan/detail/config.h>

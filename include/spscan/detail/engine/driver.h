@@ -15,10 +15,10 @@
 //  4. Where the storage is kept for the next call (temporary_storage.h), nothing clears it: the
 //     tile states carry the call's epoch (tile_state.h), so the next call reads this one's as
 //     nothing, and the tile counter, 64 bits, goes on counting (a call's ids start at
-//     first_tile_id); the kernel ends with its last tile, nothing to count or clear (bench/NOTES.md,
-//     tenth session: the count and clear cost a call 1-2 us). Other storage is cleared before
-//     the call (a caller's allocator, a graph), and the counter starts at 0. The ring engine
-//     (ring/ring_driver.h) counts on its storage the same way.
+//     first_tile_id); the kernel ends with its last tile, nothing to count or clear (a count and
+//     clear at the end cost a call 1-2 us: docs/design.md#tile-storage-kept-epoch-tagged). Other
+//     storage is cleared before the call (a caller's allocator, a graph), and the counter starts
+//     at 0. The ring engine (ring/ring_driver.h) counts on its storage the same way.
 //
 // What travels through the look-back is the program's `carry`, combined by the program's
 // `carry_op` (associative, not necessarily commutative), always as op(earlier, later).

@@ -2,7 +2,7 @@
 // pinned host memory, which the kernel writes over the bus and the host reads once it has
 // synchronized with the stream. Leaving the result in device memory instead costs a
 // device-to-host copy after the kernel: a second API call and a copy engine's round trip, on
-// the path of every call that returns a count (bench/NOTES.md v40).
+// the path of every call that returns a count (docs/design.md#stream-compaction).
 //
 // Slots are cut from pinned pages kept per device and context and lent to one call at a time
 // (host threads may call at once). A reset takes its context's pages with it, and the next call

@@ -21,7 +21,7 @@
 // the depth). Operands are always combined (earlier, later): ops need only be associative.
 //
 // Why deep reads: a P travels at most one read's span of tiles per memory round trip, so the
-// span bounds the throughput of the whole scan (bench/NOTES.md, v2).
+// span bounds the throughput of the whole scan (docs/design.md#tile-shapes, look_back_depth).
 //
 // `Lanes` abstracts the warp so that the same code runs on the device (lanes are the 32 threads
 // of a warp) and on the host (one thread plays all 32 lanes). It provides:

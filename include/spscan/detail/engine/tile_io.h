@@ -6,7 +6,7 @@
 // of its segment ("blocked") in shared memory. The tile stays in shared memory from its load to
 // its store, and registers hold only the element being worked on: a CTA that waits for its
 // look-back then holds few registers, so more CTAs fit on an SM and keep loads in flight
-// (bench/NOTES.md, v3).
+// (docs/design.md#tile-shapes).
 //
 // Two layouts of a slice:
 //  - vector_slice: a warp's whole segment (a partial tile's too), of raw pointers, 16-byte
@@ -164,8 +164,8 @@ public:
   // whole words move as words, the word across the end element by element, and every element
   // past the end is `stand_in` (the input's last element: the operator then sees only input
   // values; the results they give are never written, and nothing reads the last tile's
-  // aggregate). Element by element, 128 int8s a lane cost ~5 us (bench/NOTES.md v35). Once a
-  // call, so its loops stay rolled: unrolled, they cost the hot paths registers and spills.
+  // aggregate). Element by element, 128 int8s a lane cost ~5 us. Once a call, so its loops stay
+  // rolled: unrolled, they cost the hot paths registers and spills.
   template <class Source>
   __device__ void stage_partial(const Source* segment, int valid, const Source& stand_in) const
   {

@@ -24,28 +24,13 @@ constexpr int max3(int a, int b, int c)
 
 // Input value type, accumulator and output value type decide the tile shape: 256 data threads
 // (plus the look-back warp, driver.h), and 128 bytes of the widest type per thread (32 KiB
-// tiles of int32 or int8), 256 bytes for 8-byte types (64 KiB tiles of int64 or double). The tile
-// stays in shared memory (tile_io.h), so bytes per thread cost no registers.
-//
-// Measured on an H200 (bench/NOTES.md, v1-v4), ratio to copy at 2^28 (int8/int16 at 2^30):
-//  - 32 KiB tiles beat 16 KiB ones (int32: 0.55 vs 0.39 in v1; int8 0.67 vs 0.45, int16 0.69 vs
-//    0.44 in v3); 128 threads per CTA lost to 256 (0.22 vs 0.40 in v0.1).
-//  - look_back_depth (windows per look-back read), v4: int32 2^28 0.74 at depth 2 (0.72 at 4,
-//    0.69 at 1), 2^24 0.67 at 2 (0.70 at 4), 2^20 0.63 at 2 (0.66 at 4); int64 2^28 0.78 at
-//    depth 2 (0.72 at 1).
-//  - min_ctas_per_sm, v4 (288 threads per CTA): 5 CTAs per SM (40 registers) beat 6 (32
-//    registers, spilling) for int32 (0.74 vs 0.68), int16 (0.74 vs 0.67), int8 (0.72 vs 0.71) and
-//    float (0.82 vs 0.80), and 4 (48 registers) for int64 (0.78 vs 0.76) and double (0.64 vs 0.63).
-//  - 64 KiB tiles, v5 (3 CTAs per SM): int64 2^28 0.84 and double 0.84 with 256 threads x 32 items
-//    (0.80 / 0.81 with 512 x 16; 0.78 / 0.64 with 32 KiB tiles); no gain for 4-, 2- and 1-byte
-//    types (int32 0.75 / 0.74 with 256 x 64 / 512 x 32 against 0.75; int16 0.76 vs 0.75; int8
-//    0.70 vs 0.72).
-//  - v6 (bench/scan_timeline.cu): 160 bytes per thread at the same 5 CTAs per SM gave int32 2^28
-//    0.742 against 0.737-0.744 at 128 (144 bytes: 0.66); 272 bytes for 8-byte types 0.79 against
-//    0.83-0.84 at 256. Look-back depth 1 / 2 / 4 / 8 at int32 2^28: 0.744 / 0.746 / 0.730 / 0.711.
-//  - Blocked: the tiles' aggregates combine in the blocked association (blocked_association.h)
-//    instead of the left fold: another association, so another shape for an operator whose
-//    grouping shows in its bits.
+// tiles of int32 or int8), 256 bytes for 8-byte types (64 KiB tiles of int64 or double), with as
+// many CTAs an SM as their registers allow without spilling. The tile stays in shared memory
+// (tile_io.h), so bytes per thread cost no registers. Two look-back windows a read. Each measured
+// against its neighbours: docs/design.md#tile-shapes.
+// Blocked: the tiles' aggregates combine in the blocked association (blocked_association.h)
+// instead of the left fold: another association, so another shape for an operator whose grouping
+// shows in its bits.
 template <int Widest, int BytesPerThread, int MinCtasPerSm, bool Blocked = false>
 struct tile_shape
 {
@@ -67,18 +52,15 @@ using scan_tuning = tile_shape<Widest, Widest == 8 ? 256 : 128, Widest == 8 ? 3 
 
 // The shape for a GPU that grants a block less shared memory than scan_tuning's tile needs
 // (kernel_shape.h): 128 bytes per thread whatever the type, so that the tile fits the 48 KiB every
-// CUDA GPU grants (for 8-byte types: 32 KiB tiles, 4 CTAs per SM, v4's shape, int64 2^28 0.78 of
-// copy speed on an H200 where the 64 KiB tile gives 0.84). Only 8-byte types ever need it: sm_75
-// grants 64 KiB per block, their 64 KiB tile needs about 66 KiB.
+// CUDA GPU grants (for 8-byte types 32 KiB tiles, 4 CTAs per SM). Only 8-byte types ever need it:
+// sm_75 grants 64 KiB per block, their 64 KiB tile needs about 66 KiB (docs/design.md#tile-shapes).
 template <class InputValue, class Accum, class OutputValue, int Widest = widest_of<InputValue, Accum, OutputValue>>
 using reduced_scan_tuning = tile_shape<Widest, 128, Widest == 8 ? 4 : 5>;
 
 // 8-byte scans from blocked_input_bytes under an operator whose grouping shows in its bits
 // (doubles): 32 KiB tiles whose aggregates combine in the blocked association, on both engines.
-// In 64 KiB tiles under the left fold, doubles ran at 0.90-0.915 of copy on the H200's ring, 5 %
-// of it waiting for other CTAs' aggregates; 32 KiB tiles give the ring 6 stages instead of 3, and
-// the blocked association keeps their more frequent prefixes from a chain of one step per tile
-// (bench/NOTES.md v58).
+// The smaller tile gives the ring 6 stages instead of 3, and the blocked association keeps their
+// more frequent prefixes from a chain of one step a tile (docs/design.md#the-blocked-association).
 template <int Widest>
 using blocked_scan_tuning = tile_shape<Widest, 128, 4, true>;
 
@@ -87,16 +69,14 @@ constexpr std::size_t blocked_input_bytes = std::size_t{8} << 20;
 // The ring engine's shape (ring/): scan_tuning's, except for 8-byte types: under an exactly
 // associative operator (exact_association.h) reduced_scan_tuning's 4096-element tiles: 32 KiB,
 // so 6 stages in the ring where the 64 KiB tile leaves 3. The tile cannot change such an
-// operator's bits, so both engines still give the same results (H200, bench/NOTES.md v33: int64
-// 2^28 0.89 -> 0.96 of copy). Under any other operator blocked_scan_tuning, which the classic
-// engine takes too from the same size (scan_program.h).
+// operator's bits, so both engines still give the same results. Under any other operator
+// blocked_scan_tuning, which the classic engine takes too from the same size (scan_program.h).
 //
 // A computed input (counting_iterator, constant_iterator: `Generated`) under an exactly associative
 // operator takes 64 KiB tiles of every element size: the ring holds such a tile in shared memory
 // only from its scan to its store (ring_driver.h), so the larger tile costs no stages, and it
-// halves what the scan squad and the prefix warp do a tile per byte (H200, counting_iterator, of
-// a memset of the output at 2^28: int32 0.87 -> 0.95, int64 0.79 -> 0.98, int16 0.79 -> 0.93, int8
-// 0.57 -> 0.78; bench/NOTES.md v91).
+// halves what the scan squad and the prefix warp do a tile per byte
+// (docs/design.md#computed-transformed-and-widened-inputs).
 template <int Widest>
 using generated_scan_tuning = tile_shape<Widest, 256, 3>;
 
@@ -109,17 +89,11 @@ using ring_scan_tuning = ::cuda::std::conditional_t<
     ::cuda::std::conditional_t<ExactOperator, reduced_scan_tuning<InputValue, Accum, OutputValue>, blocked_scan_tuning<8>>,
     scan_tuning<InputValue, Accum, OutputValue>>>;
 
-// The classic engine's shapes for small inputs: more, smaller tiles, each loaded and scanned
-// sooner, on more SMs. A floating-point result's association follows the tile, and the tile now
-// follows the input size as well as the element size, so the same input still gives the same
-// bits (docs/reproducibility.md). From two of scan_tuning's tiles (H200, ratio to copy,
-// scan_tuning -> these; bench/NOTES.md v52, v54):
-//  - up to small_input_bytes, 64 bytes per thread (16 KiB tiles of 4- and 8-byte types): int32
-//    2^16 0.661 -> 0.671, double 2^14 0.54-0.57 -> 0.67-0.72, float 2^18 0.64 -> 0.69-0.75, int8
-//    2^18 0.62 -> 0.69-0.77; at 4 MiB it loses (int32 2^20 0.604 -> 0.526).
-//  - 8-byte types up to wide_small_input_bytes, 128 bytes per thread (32 KiB tiles, the reduced
-//    shape): int64 2^18 0.56-0.57 -> 0.63-0.83, double 0.55-0.56 -> 0.62-0.66 (64 bytes: 0.54-0.60);
-//    at 8 MiB it loses (int64 2^20 0.59 -> 0.40-0.44).
+// The classic engine's shapes for small inputs, from two of scan_tuning's tiles: more, smaller
+// tiles, each loaded and scanned sooner, on more SMs: 64 bytes a thread up to small_input_bytes,
+// and for 8-byte types 128 up to wide_small_input_bytes (docs/design.md#tile-shapes). A
+// floating-point result's association follows the tile, and the tile follows the input size as
+// well as the element size, so the same input still gives the same bits (docs/reproducibility.md).
 template <int Widest>
 using small_scan_tuning = tile_shape<Widest, 64, 5>;
 template <int Widest>

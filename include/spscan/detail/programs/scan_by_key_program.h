@@ -308,7 +308,7 @@ struct scan_by_key_program
   // Where keys and values together pass 64 KiB a tile (8-byte values by 4-byte keys: 96 KiB,
   // two stages), a first kernel finds every element's head bit (programs/segment_heads.h), and the
   // stage holds the tile's 1 KiB of head words behind its values instead of its keys: each thread's
-  // 32 elements are one word (H200, double values, one segment: bench/NOTES.md v47).
+  // 32 elements are one word (docs/design.md#by-key-scans).
   using key_vectors = vector_slice<key, items>;
 
   static constexpr bool keys_take_vector_layout =
@@ -329,9 +329,8 @@ struct scan_by_key_program
   static constexpr bool ring_copies_input   = true;
   static constexpr bool ring_stores_by_copy = true;
   // The prefix warp reads a tile's gap once the tile is reduced (ring_driver.h): a by-key prefix
-  // waited mostly for gaps not yet published, and reading later measured 1.17-1.23x -> 1.20-1.27x
-  // of CUB for float and int32 values in segments of 8 at 2^24-2^26 (H200, bench/NOTES.md v92);
-  // double values (head words, the blocked association) lost 1-6 % and keep the early read.
+  // waited mostly for gaps not yet published. Double values (head words, the blocked
+  // association) lost by it and keep the early read (docs/design.md#by-key-scans).
   static constexpr bool ring_reads_gap_once_reduced = !ring_reads_head_words;
   static_assert(!runs_on_ring || ring_value_tile_bytes % ring::swizzle_block_bytes == 0,
                 "the keys' image starts on a swizzle block");
@@ -536,9 +535,8 @@ struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
 // 8-byte values under an operator whose grouping shows in its bits (doubles), from
 // blocked_input_bytes of values: 32 KiB tiles whose carries combine in the blocked association
 // (engine/blocked_association.h), on both engines, as the doubles' plain scans do; the ring's
-// prefix warp takes these 16-byte carries' trees one window at a time (ring/blocked_prefix.h).
-// H200, one segment: 2^20 0.85x -> 0.96x of CUB, 2^22-2^24 0.92-0.94x -> 1.00x (bench/NOTES.md
-// v61; v59, the same shape with the trees side by side, spilled and lost).
+// prefix warp takes these 16-byte carries' trees one window at a time (ring/blocked_prefix.h; side
+// by side they spilled: docs/design.md#the-blocked-association).
 template <class Accum>
 struct blocked_scan_by_key_tuning : tile_shape<int(sizeof(Accum)), 128, 3, true>
 {};
@@ -675,10 +673,7 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
     // A few tiles leave most SMs idle: where the shape makes 2 to 8 tiles, quarter tiles (8
     // elements a thread), up to 32 tiles, half tiles (16), each on the classic engine (the ring
     // starts at 8 MiB). The association follows the tile, so the bits depend on the input size
-    // and where the segments start, as before. H200, scan_by_key_bench (int32 keys, int32 / float
-    // / double values, segments of ~8, ~4096 and one), ratio to copy: 2^16 0.46-0.58 -> 0.56-0.62
-    // (quarter), 2^18 0.47-0.56 -> 0.50-0.62 (half; quarter tiles lost one segment 5-12 %); at
-    // 2^20 both lost 4-35 % (bench/NOTES.md v55).
+    // and where the segments start, as before (docs/design.md#by-key-scans).
     const std::size_t tiles = (n + tuning::tile_items - 1) / tuning::tile_items;
     if constexpr (tuning::items > 16)
     {

@@ -14,7 +14,8 @@
 //    offsets): its image by bulk copy beside the stage's accumulators, into which the reduce
 //    squad converts it;
 //  - anything else: element by element through the iterator, on the classic engine (staged by
-//    the ring's reduce squad that way it measured slower, bench/NOTES.md v12).
+//    the ring's reduce squad that way it measured slower,
+//    docs/design.md#computed-transformed-and-widened-inputs).
 // In the second to fourth cases the stage holds accumulators, written out as the output's bytes,
 // so the accumulator and the output must have one size (and both be plain values: trivially
 // copied, default constructed). Every element is the value the classic engine stages for it (the iterator's

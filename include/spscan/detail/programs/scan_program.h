@@ -162,9 +162,8 @@ struct scan_program
         return;
       }
       // The last warp's segment too where a lane holds 1- or 2-byte elements (128 or 64 of them,
-      // which the element path below folds one by one): int8 of 1000 elements 11.7 -> 9.6 us on
-      // an H200, level with CUB. 4- and 8-byte elements (32 a lane) keep the element path: a
-      // first version that took them too gained nothing measurable (bench/NOTES.md v35).
+      // which the element path below folds one by one); 4- and 8-byte elements (32 a lane) gained
+      // nothing by it and keep the element path (docs/design.md#tile-shapes).
       if constexpr (sizeof(input_value) < 4)
       {
         if (at.valid() > 0 && p.vector_load && p.vector_store)
@@ -283,13 +282,11 @@ struct scan_program
   static constexpr bool ring_stores_by_copy    = vector_layout || ring_holds_words;
   // A computed tile is folded in registers and computed again by the scan squad, which writes
   // each element's result as it computes it: the tile takes shared memory only from its scan to
-  // its store (ring/ring_driver.h; counting_iterator int32 on the H200 0.74 -> 0.81 / 0.83 of a
-  // memset at 2^26 / 2^28, bench/NOTES.md v90; in one pass and 64 KiB tiles 0.95 at 2^28, v91).
+  // its store (ring/ring_driver.h; docs/design.md#computed-transformed-and-widened-inputs).
   static constexpr bool ring_generates_input = ring_input_kind == ring_input::generated;
   // Tiles the reduce squad computes leave by the copy engine: with no loads beside them its stores
-  // measured faster than the threads' (H200, counting_iterator int32 2^28 0.72 -> 0.80 of a memset
-  // of the output); tiles read from memory keep the threads' (a transform_iterator's 0.95 of copy
-  // fell to 0.89 with the copy engine's; bench/NOTES.md v48).
+  // measured faster than the threads'; tiles read from memory keep the threads' (the copy engine's
+  // measured slower there: docs/design.md#computed-transformed-and-widened-inputs).
   static constexpr bool ring_bulk_stores = ring_input_kind == ring_input::generated;
   // The input's image (transformed in place, or converted into the accumulators before it) and the
   // output's (the accumulators, or the input's image for a raw array).
@@ -569,9 +566,8 @@ OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count,
     const bool in_blocked_shape = blocked_shape_exists && bytes >= blocked_input_bytes;
     // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
     // bits as the classic engine's either way. Inputs staged element by element stay on the
-    // classic engine: on the ring they measured 0.84-0.97x of it at 2^26-2^28 (H200 and H100:
-    // int8 into int32, counting and transform iterators, before each had its own way into the
-    // stage; bench/NOTES.md v12, v48, v49).
+    // classic engine: on the ring they measured slower than on it
+    // (docs/design.md#computed-transformed-and-widened-inputs).
     if constexpr (ring_program::ring_input_kind != ring_input::staged)
     {
       if ((!blocked_association_of<typename ring_program::tuning>::value || in_blocked_shape)

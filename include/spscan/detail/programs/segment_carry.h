@@ -20,10 +20,10 @@ namespace spscan::detail
 // The head flag: a whole 32-bit word beside a value of 8 bytes or more aligned to 4 or more (the
 // word takes exactly the bool's padding, so the carry keeps its size), else a bool. A bool byte
 // inside a word costs byte permutes at every shuffle, combine and select of the carry: the by-key
-// double ring kernel ran ~150 of them a tile in its prefix warp alone (H200, by-key doubles from
-// 2^24 0.79-0.88 -> 0.82-0.91 of copy, bench/NOTES.md v69). For 4-byte values the word measured
-// slower (int32 segments -3 %); beside a byte-aligned value it would grow the carry by up to three
-// bytes, past the kernel's accumulator limit for values of 29-31 bytes (route.h).
+// double ring kernel ran ~150 of them a tile in its prefix warp alone. For 4-byte values the word
+// measured slower (docs/design.md#by-key-scans); beside a byte-aligned value it would grow the
+// carry by up to three bytes, past the kernel's accumulator limit for values of 29-31 bytes
+// (route.h).
 template <class Accum>
 using segment_head_flag =
   ::cuda::std::conditional_t<sizeof(Accum) >= 8 && alignof(Accum) >= 4, std::uint32_t, bool>;
@@ -43,7 +43,7 @@ struct segmented_op
   Op& op;
 
   // Field by field: returning `b` whole made the compiler move the carry's padding bytes as well,
-  // a dozen instructions a combine (bench/NOTES.md v20). The result starts zeroed, padding too, so
+  // a dozen instructions a combine. The result starts zeroed, padding too, so
   // that a carry published in the split layout (tile_state.h) is stored whole: its padding read
   // back uninitialized was compute-sanitizer initcheck's finding.
   _CCCL_EXEC_CHECK_DISABLE
@@ -57,7 +57,7 @@ struct segmented_op
 
   // For the ring's prefix warp (ring/running_prefix.h): a carry with a head drops what precedes
   // it, one without continues the fold; so a fold of ~130 carries chains one op per carry, with
-  // no head test in the chain (bench/NOTES.md v20).
+  // no head test in the chain (docs/design.md#the-prefix-warp, restarting folds).
   static constexpr bool restarts_at_heads = true;
   SPSCAN_HOST_DEVICE static bool restarts(const segment_carry<Accum>& c)
   {
@@ -79,7 +79,8 @@ struct segmented_op
 // has them, tile_state.h). The general packing
 // would take a 128-bit word for the 4-byte value's 8-byte carry and the split layout for the
 // 8-byte value's 16-byte carry, whose reads cost an acquire load and a second, dependent load;
-// this keeps every state read one load, as a scan's of the same value (bench/NOTES.md v20, v45).
+// this keeps every state read one load, as a scan's of the same value
+// (docs/design.md#by-key-scans).
 template <class Value>
 class segment_tile_state
 {

@@ -139,9 +139,7 @@ struct select_program
   }
 
   // A whole segment staged as words, in the classic tile: the ring's word-wide tests, row counts and
-  // writes (below). Against the ballot rows (H200, bench/NOTES.md v87): select_bench's calls of
-  // 2^16-2^18 elements 0.3-2.6 us shorter (of ~20); the classic kernel alone at 2^24 1.2-1.45x
-  // faster with the primary tile (int32 80 -> 57 us), 1.07-1.15x with the half tile.
+  // writes (below), faster than a ballot a row of elements (docs/design.md#stream-compaction).
   template <class Tile, class Segment>
   __device__ static void
   select_words(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const vectors& staged)
@@ -248,8 +246,8 @@ struct select_program
 
   // The word-wide code, for a warp's whole segment staged as 16-byte words: in the classic tile
   // (select_words) and on the ring engine, where a few warps test and write whole tiles alone (a
-  // row of 32 elements per ballot cost about 4x the instructions there and held the ring at 0.34 of
-  // its roofline, bench/NOTES.md v12). Word row r of a warp's segment is its words 32 r + lane, and
+  // row of 32 elements per ballot cost about 4x the instructions there). Word row r of a warp's
+  // segment is its words 32 r + lane, and
   // a lane keeps one bit per element it tested, bit r * per_word + k for element k of its word in
   // row r (items <= 32 bits). The output is the row code's: every selected element, in input order.
   static constexpr int per_word  = vectors::per_word;
@@ -354,8 +352,7 @@ struct select_program
     params& p, std::size_t first, int lane, const vectors& staged, std::uint32_t bits, const Rows& rows, WarpFirst&& warp_first)
   {
     // Elements of 8 bytes and partition_copy's two outputs keep the lane's own stores: packing
-    // measured slower for int64 on the ring (0.99 -> 0.90-0.94 of the roofline at 2^28,
-    // bench/NOTES.md v18).
+    // measured slower for int64 (docs/design.md#stream-compaction).
     if constexpr (!packs_selected)
     {
       std::uint64_t row_start = warp_first(); // selected before the row
@@ -393,8 +390,7 @@ struct select_program
       // the start of the warp's slice (row r's packed elements land at or before the end of row r,
       // which every lane has read by then: the swizzle moves words within their 128 bytes), then
       // stored by consecutive lanes, so that each store instruction writes whole sectors rather
-      // than every per_word-th element (int32 at 2^28 on the ring, H100: 99% selected 0.75 -> 0.88
-      // of the roofline, 50% 0.81 -> 0.91).
+      // than every per_word-th element.
       value* packed           = static_cast<value*>(staged.data());
       std::uint32_t row_first = 0; // the warp's selected elements in the rows before
 #pragma unroll
@@ -439,25 +435,18 @@ struct select_program
   static constexpr bool ring_stores_by_copy    = false; // results go where the count says
   static constexpr std::size_t ring_tile_bytes = std::size_t{tuning::tile_items} * sizeof(value);
   // Two prefix warps taking turns (ring_driver.h): with one, the count's prefix warp was the
-  // queue, a round trip of state reads per tile. H100, 2^28, ratio to the roofline, two prefix
-  // warps against the best with one (then with one or two CTAs per SM): int32 1% selected
-  // 0.855 / 0.844, 50% 0.808 / 0.765, 99% 0.753 / 0.701; int64 0.975 / 0.908, 0.959 / 0.989,
-  // 0.966 / 0.990 (bench/NOTES.md v17).
+  // queue, a round trip of state reads per tile (docs/design.md#the-prefix-warp).
   static constexpr int ring_prefix_warps = 2;
   // The ring from 1 MiB where the input has a tile per SM (launch_ring's floor decides: 132 int8
-  // tiles are 1.03 MiB). Below the floor the classic tile, whose word-wide code is the ring's
-  // since v87, is faster: H200, select_bench, 2^20 (128 tiles of int8-int32), 1-99 % selected,
-  // 17.7-21.4 us on the ring -> 15.6-17.6 us; int64 2^18 (64 tiles) 16.4-17.2 -> 14.9-16.0 us. At
-  // 256 tiles (int64 2^20) and 512 (2^22) the ring is 3-6 us faster (bench/NOTES.md v88). (v42
-  // had taken int8 at 2^22 from 0.54-0.58x of CUB's DeviceSelect::If to 0.79-0.89x.) Scans keep
-  // ring_min_bytes.
+  // tiles are 1.03 MiB). Below the floor the classic tile, whose word-wide code is the ring's, is
+  // faster (docs/design.md#stream-compaction). Scans keep ring_min_bytes.
   static constexpr std::size_t ring_min_input_bytes = std::size_t{1} << 20;
 
   // Where the selected elements are packed, the scan squad is the ring's queue (1.4-1.9 us a tile
-  // against the reduce squad's 0.8, bench/NOTES.md v19), so the reduce squad counts the rows and
-  // keeps the counts in the stage: the counts before each lane's word in fields of 8 bits where
-  // they fit (at most 31 * per_word), else 16, and each warp's row totals (int32 at 2^28 on the
-  // H200: 1.10-1.19x -> 1.15-1.34x of CUB; int64, which stores from the lanes, lost 4-6 %: v31).
+  // against the reduce squad's 0.8), so the reduce squad counts the rows and keeps the counts in
+  // the stage: the counts before each lane's word in fields of 8 bits where they fit (at most
+  // 31 * per_word), else 16, and each warp's row totals (int64, which stores from the lanes, lost
+  // by it).
   static constexpr int row_field_bits      = (warp_threads - 1) * per_word < 256 ? 8 : 16;
   static constexpr int row_fields_per_word = 32 / row_field_bits;
   static constexpr int kept_row_words      = (word_rows + row_fields_per_word - 1) / row_fields_per_word;
@@ -653,9 +642,7 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
     using program = typename decltype(shape)::type;
     // The ring engine where the device has it and the call suits it (a raw, 16-byte aligned input
     // of at least ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic
-    // engine's copy_if (H100, int32 and int64, 1% to 99% selected, 2^22 to 2^28; bench/NOTES.md
-    // v17-v18), and with a stencil or partition_copy's second output 1.3-1.4x (H200, int32, half
-    // selected, 2^24-2^28; v44).
+    // engine's copy_if, stencils and partition_copy's second output included.
     if constexpr (program::runs_on_ring)
     {
       if (params.vector_load && ring::launch_ring<program>(policy, params, n, params.in, nullptr))
@@ -667,11 +654,9 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
   };
   // A few tiles leave most SMs idle: where the primary tile makes 2 to 32 of them (one tile takes
   // the one-tile path), the half tile of the reduced shape runs twice as many CTAs of the classic
-  // engine. H200, select_bench, against CUB's kernel alone: 8 to 32 tiles (2^16-2^18, every
-  // type) +10-15 %; with 64 tiles equal and with 128 10 % slower (bench/NOTES.md v43; with
-  // v87's word-wide tile 128 half tiles took 21.3-22.5 us where 128 primary ones took 15.6-17.6,
-  // v88). They go straight to the classic engine, whatever the SM count: with one tile a CTA the
-  // ring lost to the classic tile (v88).
+  // engine: +10-15 % at 8 to 32 tiles, level at 64, slower at 128. They go straight to the classic
+  // engine, whatever the SM count: with one tile a CTA the ring lost to the classic tile
+  // (docs/design.md#stream-compaction).
   constexpr std::size_t primary_tile_items = shapes::primary::tuning::tile_items;
   if (n > primary_tile_items && n <= 32 * primary_tile_items)
   {

@@ -7,7 +7,8 @@
 // (its tree of 31, then its last aggregate) and returns B(m - 1) combined with the tree of block
 // m's lanes before t; the running prefix stays at B(m - 1). The windows' trees are shuffled side
 // by side (independent), and the steps between them are two a block: a gap of ~132 tiles is ~5
-// trees and ~10 steps where the left fold takes ~132 steps in order (bench/NOTES.md v58). The
+// trees and ~10 steps where the left fold takes ~132 steps in order
+// (docs/design.md#the-blocked-association). The
 // reads of the blocks already passed before the CTA's previous tile are repeated; they are
 // published and cost no wait.
 //
@@ -23,10 +24,10 @@ namespace spscan::detail::ring
 {
 
 // Whether a read's trees are shuffled side by side (all computed before any is folded, so that
-// their shuffles overlap) or one window at a time. Side by side for carries of up to 8 bytes:
-// doubles one at a time lost 3 % at 2^26-2^30 (H200: 0.928 -> 0.897 of copy at 2^26). Larger
-// carries (a by-key scan's segment carry of an 8-byte value) one at a time: five trees of them
-// side by side took the ring kernel to its register cap and spilled (bench/NOTES.md v61).
+// their shuffles overlap) or one window at a time. Side by side for carries of up to 8 bytes
+// (doubles one at a time lost 3 %); larger carries (a by-key scan's segment carry of an 8-byte
+// value) one at a time: five trees of them side by side took the ring kernel to its register cap
+// and spilled (docs/design.md#the-blocked-association).
 template <class Accum>
 inline constexpr bool blocked_trees_side_by_side = sizeof(Accum) <= 8;
 

@@ -5,9 +5,9 @@
 // Why: with each CTA folding its own gaps (running_prefix.h), every CTA's prefix warp carries a
 // backlog of reads at the start and the end of a call, where the gaps are widest or the front of
 // published aggregates is uneven; a service that folds each aggregate once removes that backlog,
-// and mid-run the tiles' life is what it was (H200, bench/NOTES.md, from "The prefix service on
-// an SM of its own"). It costs an SM's share of the data path, which shows where a call has many
-// tiles a CTA: a launch is served only up to served_tiles_per_cta (below).
+// and mid-run the tiles' life is what it was. It costs an SM's share of the data path, which shows
+// where a call has many tiles a CTA: a launch is served only up to served_tiles_per_cta (below;
+// docs/design.md#the-prefix-service).
 //
 // Who serves: the CTA whose producer takes the call's first tile id (ring_driver.h). It has
 // started, so it runs: no CTA waits for a service that is not resident. It takes no tiles; the
@@ -59,15 +59,9 @@ enum class prefix_service
   off
 };
 
-// Calls of up to this many tiles a CTA have a prefix service where the program allows one.
-// Measured on the H200 against the same call without (bench/NOTES.md, twentieth session, eight
-// calls; 32 KiB tiles, 132 SMs): it gains at 2^22-2^24 (int16 2^24 +5-11 %, int64 2^22 +4-10 %,
-// int32 and float 2^24 0-8 %) and at 2^26 for int8 (+0.4-4.5 %, 16 tiles a CTA) and int16 (level
-// to +4 %, 31 tiles a CTA); it is level for int32 and float at 2^26 (62 tiles a CTA), and from
-// there on it costs about the SM it takes (every type at 2^28: -0.1 to -2.9 %). The library's
-// build, against the one before it (twenty-first session, four rounds): float 2^23 +14-19 %,
-// int32 2^23 +8-10 %, int16 2^24 +3-8 %; 256 tiles (int16 2^22, int8 2^23) level within the
-// spread (calls below 8 MiB, the same code in both builds, read -3 to +18 % apart).
+// Calls of up to this many tiles a CTA have a prefix service where the program allows one: it
+// gains up to 31 tiles a CTA, is level at 62 and costs about the SM it takes beyond
+// (docs/design.md#the-prefix-service).
 constexpr std::size_t served_tiles_per_cta = 32;
 
 // Whether a launch of `tiles` tiles over `ctas` CTAs has a prefix service, as `asked` says: never
@@ -78,8 +72,8 @@ constexpr bool has_prefix_service(prefix_service asked, bool servable, std::size
       && (asked == prefix_service::on || (asked == prefix_service::by_size && tiles <= served_tiles_per_cta * ctas));
 }
 
-// Windows of 32 aggregates a service read covers: 4, the service's reach when it was measured
-// (bench/NOTES.md, c2g).
+// Windows of 32 aggregates a service read covers: 4, the reach it was measured with
+// (docs/design.md#the-prefix-service).
 inline constexpr int service_read_windows = 4;
 
 // Folds the aggregates of tiles 0 .. tiles - 2 onto `prefix` (next == 0: the initial prefix, if
@@ -217,7 +211,7 @@ public:
     {
       // Every lane takes the window's values by independent shuffles, then runs the left fold
       // through its own lane from registers (from shared memory, floats lost 20-27 %: the
-      // service fell 14 us behind; bench/NOTES.md, "The service for the left fold: floats").
+      // service fell behind the published front).
       Accum values[warp_threads];
 #pragma unroll
       for (int k = 0; k < warp_threads; ++k)

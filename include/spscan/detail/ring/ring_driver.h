@@ -90,8 +90,8 @@ namespace spscan::detail::ring
 // How many prefix warps take turns on a CTA's tiles (a program's `ring_prefix_warps`; 1 where it
 // names none). With one, each tile's gap is read only once the previous tile's prefix is found:
 // a round trip of state reads per tile under full load, which held the selection to ~1.9 us a
-// tile (bench/NOTES.md v15). With two, a warp reads its tile's gap while the other finds the
-// previous tile's prefix (running_prefix.h, fold_gap_onto).
+// tile. With two, a warp reads its tile's gap while the other finds the previous tile's prefix
+// (running_prefix.h, fold_gap_onto; docs/design.md#the-prefix-warp).
 template <class Program, class = void>
 struct ring_prefix_warps_of
 {
@@ -225,13 +225,10 @@ struct ring_layout
   // A program that generates its input holds a tile in shared memory only from its scan until the
   // copy engine has read its results: its stages are bookkeeping alone, and the scan squad takes
   // turns over `result_buffers` of its own, beside one for the last, partial tile (the classic
-  // program's storage). Measured on the H200 (counting_iterator int32, of a memset; bench/NOTES.md,
-  // fourteenth session): 6 stages of whole tiles 0.73 / 0.745 at 2^26 / 2^28; bookkeeping stages
-  // with 3 result buffers 0.80 / 0.815 at 6-8 stages, 2-5 buffers within 2 % of it, and 12-16
-  // stages lower (0.76-0.77). Larger tiles take as many buffers as fit in 216 KiB with the last
-  // tile's region, at most 3 (sm_90 gives a CTA 227 KiB; the rest is for the stages): the 64 KiB
-  // tiles of computed inputs under exact operators (engine/tuning.h) take 2, which measured 0.95
-  // of a memset for int32 (bench/NOTES.md v91), where the 200 KiB before left them 1 (0.65).
+  // program's storage): as many as fit in 216 KiB with the last tile's region, at most 3 (sm_90
+  // gives a CTA 227 KiB; the rest is for the stages), so that the 64 KiB tiles of computed inputs
+  // under exact operators (engine/tuning.h) take 2; with 1 they lost a third
+  // (docs/design.md#computed-transformed-and-widened-inputs).
   static constexpr bool generated     = ring_generates_input_of<Program>::value;
   static constexpr int result_buffers = [] {
     const int fit = static_cast<int>((std::size_t{216} << 10) / stage_bytes) - 1;
@@ -356,8 +353,8 @@ __device__ bool whole_tile(const driver_params<Program>& p, std::size_t tile)
 // One tile program's run over the ring; see the top of this file. `Served`: the call has a prefix
 // service (prefix_service.h). It is the kernel's template argument, not a flag read at run time,
 // so each kernel holds one prefix loop: with both, the servable programs' kernels went to the
-// register cap with a spill, and the unserved calls of int8 lost about 2 % (bench/NOTES.md,
-// twenty-second session).
+// register cap with a spill, and the unserved calls of int8 lost about 2 %
+// (docs/design.md#the-prefix-service).
 template <class Program, bool Served>
 class ring_driver
 {
@@ -389,7 +386,7 @@ public:
         controls_[s].loaded.init(1);
         // Every thread of a squad arrives for itself: an arrival orders its own thread's accesses
         // before the waiter's, not those of threads it met at a barrier (compute-sanitizer's
-        // racecheck holds to that, bench/NOTES.md v11).
+        // racecheck holds to that).
         controls_[s].reduced.init(layout::squad_threads);
         controls_[s].prefixed.init(1);
         controls_[s].released.init(layout::squad_threads);
@@ -453,9 +450,8 @@ private:
       {
         // A reused stage: in an unserved call the next id is taken once the stage's previous
         // tile has its prefix, so that the counter's round trip runs beside that tile's scan and
-        // store rather than after the stage's release (H200: unserved scans +0.2-1.9 % from 2^26,
-        // by-key scans +1-5 % and int32 selections +2-5 % at 2^24-2^26; bench/NOTES.md,
-        // twenty-fourth session). A tile's progress still waits only for lower ids: that tile's
+        // store rather than after the stage's release (docs/design.md#the-prefix-warp). A tile's
+        // progress still waits only for lower ids: that tile's
         // id is lower than the one taken here. A served call takes its ids once the stage is
         // free, as its service folds the aggregates in id order (there the early id was level to
         // -1 %).
@@ -566,8 +562,8 @@ private:
   // then take the prefix of the tile before, which the warp before writes into that tile's stage
   // (it stays there until this warp's own prefix is written: the stage is refilled only after its
   // scan, which needs prefixes in order). (A single warp waiting for its whole gap before folding
-  // measured slower for the scans, bench/NOTES.md v17.) Under the blocked association the single
-  // warp carries the B of the blocks it has passed instead (blocked_prefix.h).
+  // measured slower for the scans, docs/design.md#the-prefix-warp.) Under the blocked association
+  // the single warp carries the B of the blocks it has passed instead (blocked_prefix.h).
   __device__ void prefix_warp(int turn)
   {
     auto op                  = Program::carry_op(p_.program);
@@ -660,7 +656,8 @@ private:
   // The prefix warp of a served call (prefix_service.h): in the CTA that took the call's first
   // id, the service; in every other, each tile's prefix is the service's P of the tile before, read
   // by one lane once the tile is reduced (the P comes microseconds after the aggregates before
-  // it, and polls of a word about to be stored cost the service: bench/NOTES.md, c3 and c6).
+  // it, and polls of a word about to be stored cost the service:
+  // docs/design.md#the-prefix-service).
   __device__ void served_prefix_warp()
   {
     const bool initial_given = initial_prefix_exists<Program>(p_.program);
@@ -671,9 +668,8 @@ private:
       c.id_known.wait(at.parity);
       // One lane reads the id and hands it to the others: the shuffle keeps the warp's lanes
       // within a tile of each other. (With every lane reading it and waiting on its own while
-      // the first polled, the kernel hung from about 12 tiles a CTA on the H200, by our reading
-      // because the others fell a ring's turn behind and waited for a phase that had passed;
-      // bench/NOTES.md, twenty-first session.)
+      // the first polled, the kernel hung from about 12 tiles a CTA: by our reading the others fell
+      // a ring's turn behind and waited for a phase that had passed.)
       std::size_t tile = 0;
       if (threadIdx.x % warp_threads == 0)
       {

@@ -27,7 +27,7 @@ constexpr int max_stages = 12;
 //
 // One CTA per SM: two CTAs per SM, each with half the stages, were measured for the selection
 // and the staged inputs and gave nothing that one CTA with two prefix warps does not
-// (bench/NOTES.md v13, v17).
+// (docs/design.md#the-ring-engine).
 struct ring_device
 {
   int stages;
@@ -100,10 +100,9 @@ struct ring_bulk_stores_of<Program, ::cuda::std::void_t<decltype(Program::ring_b
     : ::cuda::std::bool_constant<Program::ring_bulk_stores>
 {};
 
-// The options a launch of `Program` takes on `device`. Measured on an H200 (bench/NOTES.md, v11):
-// the deepest ring; the threads' stores beat the copy engine's at 3 stages (int64 2^28 0.91
-// against 0.76 of copy) and matched or beat them at 6 from 2^24 up (int32 2^28 0.94 against 0.93),
-// unless the program asks for the copy engine's.
+// The options a launch of `Program` takes on `device`: the deepest ring, stored by the threads
+// (faster than the copy engine's stores at every depth, docs/design.md#the-ring-engine), unless
+// the program asks for the copy engine's.
 template <class Program>
 ring_options default_ring_options(const ring_device& device)
 {
@@ -111,10 +110,7 @@ ring_options default_ring_options(const ring_device& device)
 }
 
 // Inputs below this many bytes, or of fewer tiles than the device has SMs, run on the classic
-// engine: there the ring's start does not pay. Measured on the H200 once a ring call clears its
-// own states (bench/NOTES.md v39, ratios to copy): at 8 MiB the ring gains (int8 0.50 -> 0.57,
-// int16 0.56 -> 0.62, int32 0.57 -> 0.60, int64 +2.5 %, float equal), at 4 MiB it loses 3-15 %,
-// and 8 MiB of doubles (128 tiles of 64 KiB for 132 SMs) lost 8 %.
+// engine: there the ring's start does not pay (docs/design.md#the-ring-engine).
 constexpr std::size_t ring_min_bytes = std::size_t{8} << 20;
 
 // A program whose ring measured better from fewer bytes states `ring_min_input_bytes`.

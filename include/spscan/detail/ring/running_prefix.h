@@ -49,15 +49,13 @@ namespace spscan::detail::ring
 // past its previous one as there are CTAs (132 on an H100 or H200), so the windows decide how many
 // round trips a gap takes; but the fold is unrolled over them only up to ~5: with 8 the compiler
 // leaves the loop rolled, the window index becomes a run-time value and a carry costs ~29
-// instructions instead of ~9 (ncu; on the H200 7.7 us a tile against 3.6 with 4 windows and a
-// second round trip; bench/NOTES.md v23, v24 and the profile after v26). With the values read
-// from shared memory (v30) 4 windows still beat 5 and 8 for the in-order fold.
+// instructions instead of ~9 (docs/design.md#the-prefix-warp).
 //  - Warps taking turns (fold_gap_onto) gather the whole gap before folding: 8 windows, one
 //    round (the selection's; with 5 its 50 % case lost 6 %).
 //  - A single warp adding windows in a tree (exactly associative operators): 5, one round for
-//    132 CTAs (int8 / int16 scans at 2^28 on the H200 0.83 / 0.88 -> 0.89 / 0.94 of copy).
+//    132 CTAs.
 //  - A single warp folding in order carries of up to 4 bytes (floats, user operators): 5 too, one
-//    round a gap instead of two (bench/NOTES.md v41); larger carries (doubles, by-key carries): 4.
+//    round a gap instead of two; larger carries (doubles, by-key carries): 4.
 //  - A single warp under the blocked association (blocked_prefix.h): 5, trees side by side too.
 template <class Accum, class Op, int PrefixWarps>
 inline constexpr int prefix_read_windows =
@@ -89,7 +87,7 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
 // step(prefix, lane's value). The window's values reach every lane a chunk at a time (independent
 // loads), then the chain of steps runs through the chunk in order: the whole window for carries
 // of up to 4 bytes, half of it for larger ones (32 of 8-byte carries spilled ~1 KiB, and chunks
-// of 8 measured slower on the H200, bench/NOTES.md v23).
+// of 8 measured slower).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Step>
 SPSCAN_HOST_DEVICE void fold_lanes(Lanes& lanes, running_prefix<Accum>& prefix, int w, int from, int run, Step&& step)
@@ -150,7 +148,8 @@ SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& p
 // (c's fold continued by a later carry that does not restart). Its left fold over a run is then
 // the carry of the run's last restart extended by the carries after it, in order, or, where none
 // restarts, the prefix extended by all: the same bits as combining one carry after the other, with
-// the restarts found by one vote instead of a test in every step of the chain (bench/NOTES.md v21).
+// the restarts found by one vote instead of a test in every step of the chain
+// (docs/design.md#the-prefix-warp).
 template <class Op, class = void>
 struct restarts_at_heads : ::cuda::std::false_type
 {};
@@ -242,9 +241,8 @@ SPSCAN_HOST_DEVICE void fold_run(Lanes& lanes, running_prefix<Accum>& prefix, in
 // (up to 5 windows) under an exactly associative operator that does not restart first finds every
 // window's run, then adds the windows in trees side by side, so that their shuffles overlap, and
 // folds the window totals left to right: the same trees as window by window, in a quarter less of
-// the prefix warp's time a tile (H200, int32 2^22: 1.38 -> 1.06 us). Warps taking turns (8
-// windows, the selection) keep window by window: side by side cost their 1 % case 3-7 % (H200,
-// bench/NOTES.md v34).
+// the prefix warp's time a tile. Warps taking turns (8 windows, the selection) keep window by
+// window: side by side cost their 1 % case 3-7 % (docs/design.md#the-prefix-warp).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Op>
 SPSCAN_HOST_DEVICE bool fold_published_run(Lanes& lanes, running_prefix<Accum>& prefix, Op& op)
@@ -376,8 +374,8 @@ struct shared_lane_values
 #if defined(__CUDACC__)
 // The device's lanes: one warp, `Windows` windows of 32 states per read, kept in registers. A
 // window folded lane by lane is first shared: each lane stores its value into `shared`, and the
-// chain of steps takes each value by one broadcast load instead of a shuffle (H200, 2^28: by-key
-// scans with one segment 0.84 -> 0.91 of copy, float scans 0.93 -> 0.94; bench/NOTES.md v30).
+// chain of steps takes each value by one broadcast load instead of a shuffle
+// (docs/design.md#the-prefix-warp).
 // The trees keep their shuffles: with their values in shared memory too, the 1- and 2-byte
 // scans lost 3-4 %.
 template <class Accum, int Windows>
