@@ -11,7 +11,8 @@
 #   cuda12   nvcc 12.4 with CCCL 2.8 (scripts/install-compat-toolchains.sh)
 # The toolchains install into build/toolchains; each configuration builds in build/compat/<name>
 # (tests only: the examples and the benchmark use nothing the tests do not), with a slice of the
-# type matrix (tests/matrix) for every architecture the toolchain builds: sm_70 only nvcc 12 does.
+# type matrix (tests/matrix): for sm_90 with the newest CCCL's headers, and for sm_70, sm_80 and
+# sm_90 with nvcc 12 (nvcc 13 builds no sm_70).
 #
 # Usage: scripts/compat.sh [--native-build DIR] [--jobs N]
 #   --native-build DIR   the native configuration is already built in DIR (scripts/run-tests.sh's
@@ -93,7 +94,7 @@ if [[ -n $native_build ]]; then
 else
   run_configuration native "$root/build/compat/native" "$toolkit_nvcc" "" "" "75;80;90"
 fi
-run_configuration newest "$root/build/compat/newest" "$toolkit_nvcc" "$toolchains/cccl-3.5/include" "" "75;80;90"
+run_configuration newest "$root/build/compat/newest" "$toolkit_nvcc" "$toolchains/cccl-3.5/include" "" "90"
 run_configuration cuda12 "$root/build/compat/cuda12" "$toolchains/cuda-12.4/bin/nvcc" "$toolchains/cccl-2.8/include" \
   "$toolchains/cuda-12.4/lib64" "70;80;90"
 

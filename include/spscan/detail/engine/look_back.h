@@ -101,7 +101,7 @@ SPSCAN_HOST_DEVICE inline std::uint32_t lanes_after(int lane)
 // With `TreeFold` the window's values are first combined among themselves, in a tree whose shape
 // depends on from_lane, i.e. on where the look-back happened to find its P: what CUB does, and
 // not reproducible for floating point. It exists only to measure what the left fold costs
-// (bench/scan_timeline.cu); the library never selects it.
+// (bench/probes/scan_timeline.cu); the library never selects it.
 _CCCL_EXEC_CHECK_DISABLE
 template <bool TreeFold, class Accum, class Op, class Lanes>
 SPSCAN_HOST_DEVICE void fold_window(Accum& prefix, int w, int from_lane, Op& op, const Lanes& lanes)

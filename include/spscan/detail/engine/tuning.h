@@ -177,7 +177,7 @@ enum trace_stage
 
 // Tuning::trace where a tuning names one (a type with `static __device__ void record(std::size_t
 // tile, trace_stage)`), else a hook that does nothing. Only a probe sets it
-// (bench/scan_timeline.cu), to time each tile's stages; the library never does.
+// (bench/probes/scan_timeline.cu), to time each tile's stages; the library never does.
 struct no_trace
 {
   __device__ static void record(std::size_t, trace_stage) {}

@@ -12,7 +12,7 @@ tiles a CTA): the p50 (p90) of the six trace times, from the run's first id, and
 prefix came after its inputs (its gap's aggregates, the previous tile's included, and the
 previous prefix) were there.
 
-Usage: bench/ring_trace_gaps.py [--rounds] DIR/ring-<case>-<log2n>.csv [...]
+Usage: bench/probes/ring_trace_gaps.py [--rounds] DIR/ring-<case>-<log2n>.csv [...]
 """
 import csv
 import sys

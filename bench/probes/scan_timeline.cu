@@ -18,7 +18,7 @@
 // The ring section traces the ring engine's tiles the same way (ring/ring_driver.h: the producer's
 // id, loaded, aggregate published, prefix found by the prefix warp, scan squad started, done) for
 // the scan, the selection and the by-key scan, and shows whether the ring ran full
-// (bench/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
+// (bench/probes/ring_trace_gaps.py reads its CSVs: what each tile's prefix waited for, and the run's start
 // and drain); ring8 does so for 8-byte scans, ring26 for 1-, 2- and 4-byte scans at 2^26 and 2^28,
 // ring22 for scans at mid sizes, the exact ones also with two prefix warps (ring_trace_gaps.py
 // --rounds reads them round by round), ringbk8 for by-key scans of double values.
