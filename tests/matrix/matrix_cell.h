@@ -408,8 +408,9 @@ struct cell_inputs
       , device(host.begin(), host.end())
   {}
 
-  template <policy_form Policy>
-  auto device_first()
+  // The form's iterator over the elements at `base` (counting and constant iterators need none).
+  template <class Base>
+  static auto over(Base base)
   {
     if constexpr (Form == input_form::counting)
     {
@@ -421,44 +422,34 @@ struct cell_inputs
     }
     else if constexpr (Form == input_form::transform)
     {
-      return thrust::make_transform_iterator(device.begin(), same_value<T>{});
+      return thrust::make_transform_iterator(base, same_value<T>{});
     }
     else if constexpr (Form == input_form::zip)
     {
-      return thrust::make_zip_iterator(device.begin(), thrust::counting_iterator<int>(0));
+      return thrust::make_zip_iterator(base, thrust::counting_iterator<int>(0));
     }
-    else if constexpr (Form == input_form::raw_pointer && Policy != policy_form::none)
+    else
+    {
+      return base;
+    }
+  }
+
+  template <policy_form Policy>
+  auto device_first()
+  {
+    if constexpr (Form == input_form::raw_pointer && Policy != policy_form::none)
     {
       return thrust::raw_pointer_cast(device.data());
     }
     else
     {
-      return device.begin();
+      return over(device.begin());
     }
   }
 
   auto host_first()
   {
-    if constexpr (Form == input_form::counting)
-    {
-      return thrust::counting_iterator<T>(T{});
-    }
-    else if constexpr (Form == input_form::constant)
-    {
-      return thrust::constant_iterator<T>(from_int<T>(1));
-    }
-    else if constexpr (Form == input_form::transform)
-    {
-      return thrust::make_transform_iterator(host.begin(), same_value<T>{});
-    }
-    else if constexpr (Form == input_form::zip)
-    {
-      return thrust::make_zip_iterator(host.begin(), thrust::counting_iterator<int>(0));
-    }
-    else
-    {
-      return host.begin();
-    }
+    return over(host.begin());
   }
 };
 
