@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the tests (the library's suites and a slice of the type matrix, tests/matrix) and runs
-# them (CTest). Tests that need a GPU are reported as skipped on a machine without one. The
-# examples and the benchmarks have their own commands (scripts/run-example.sh, docs/benchmarks.md).
-# On 2 cores without a GPU it takes about 10 minutes, almost all of it compiling.
+# Builds the tests and runs them (CTest). Tests that need a GPU are reported as skipped on a
+# machine without one. The examples, the benchmarks and the type matrix have their own commands
+# (scripts/run-example.sh, docs/benchmarks.md, scripts/type-matrix.sh). On 2 cores without a GPU
+# it takes about 10 minutes, almost all of it compiling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

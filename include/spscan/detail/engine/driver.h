@@ -38,6 +38,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/blocked_look_back.h>
 #include <spscan/detail/engine/look_back.h>
+#include <spscan/detail/engine/optional_members.h>
 #include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -95,13 +96,10 @@ using absorbing_of = member_type_or<nothing_absorbs, Program, member_absorbing>;
 
 // Whether the program's first tile starts from an initial prefix in this launch: never, always, or
 // as Program::initial_prefix_present says where the program has it.
-template <class Program, class = void>
-struct initial_prefix_may_be_absent : ::cuda::std::false_type
-{};
 template <class Program>
-struct initial_prefix_may_be_absent<Program, ::cuda::std::void_t<decltype(&Program::template initial_prefix_present<>)>>
-    : ::cuda::std::true_type
-{};
+using initial_prefix_present_member = decltype(&Program::template initial_prefix_present<>);
+template <class Program>
+using initial_prefix_may_be_absent = has_member<Program, initial_prefix_present_member>;
 
 template <class Program>
 __device__ bool initial_prefix_exists(const typename Program::params& p)

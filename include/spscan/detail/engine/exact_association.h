@@ -6,6 +6,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/optional_members.h>
 
 #include <cuda/functional>
 #include <cuda/std/functional>
@@ -26,13 +27,10 @@ inline constexpr bool derives_from_standard_op =
   || ::cuda::std::is_base_of_v<::cuda::minimum<Accum>, Op> || ::cuda::std::is_base_of_v<::cuda::minimum<>, Op>;
 
 // An operator may state it itself with a member `exact_association` (the selection's count sum).
-template <class Op, class = void>
-struct states_exact_association : ::cuda::std::false_type
-{};
 template <class Op>
-struct states_exact_association<Op, ::cuda::std::void_t<decltype(Op::exact_association)>>
-    : ::cuda::std::bool_constant<Op::exact_association>
-{};
+using exact_association_member = ::cuda::std::bool_constant<Op::exact_association>;
+template <class Op>
+using states_exact_association = member_value_or<Op, exact_association_member, false>;
 
 // Only operators known to be associative qualify: for an integer operator that is not, a tree
 // would make the result depend on timing, where the left fold keeps it reproducible.

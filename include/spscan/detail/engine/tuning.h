@@ -3,6 +3,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/engine/optional_members.h>
 
 #include <cuda/std/type_traits>
 
@@ -104,16 +105,10 @@ constexpr std::size_t wide_small_input_bytes = std::size_t{2} << 20;
 
 // Tuning::min_ctas_per_sm where a tuning names it (the compiler must then fit that many CTAs'
 // registers on one SM), else 1.
-template <class Tuning, class = void>
-struct min_ctas_per_sm_of
-{
-  static constexpr int value = 1;
-};
 template <class Tuning>
-struct min_ctas_per_sm_of<Tuning, ::cuda::std::void_t<decltype(Tuning::min_ctas_per_sm)>>
-{
-  static constexpr int value = Tuning::min_ctas_per_sm;
-};
+using min_ctas_per_sm_member = ::cuda::std::integral_constant<int, Tuning::min_ctas_per_sm>;
+template <class Tuning>
+using min_ctas_per_sm_of = member_value_or<Tuning, min_ctas_per_sm_member, 1>;
 
 // The most threads one SM holds on the architecture being compiled; the host pass, which never
 // reads a launch bound, sees the largest.
@@ -134,30 +129,18 @@ constexpr int launch_bound_ctas = min_ctas_per_sm_of<Tuning>::value * Threads <=
                                   : SPSCAN_DETAIL_MAX_THREADS_PER_SM / Threads;
 
 // Tuning::blocked_association where a tuning names it, else false.
-template <class Tuning, class = void>
-struct blocked_association_of
-{
-  static constexpr bool value = false;
-};
 template <class Tuning>
-struct blocked_association_of<Tuning, ::cuda::std::void_t<decltype(Tuning::blocked_association)>>
-{
-  static constexpr bool value = Tuning::blocked_association;
-};
+using blocked_association_member = ::cuda::std::bool_constant<Tuning::blocked_association>;
+template <class Tuning>
+using blocked_association_of = member_value_or<Tuning, blocked_association_member, false>;
 
 // Tuning::tree_fold where a tuning names it, else false. True makes the look-back combine a
 // window's aggregates in a timing-dependent tree (look_back.h), so float results are no longer
 // reproducible; only the ablation bench sets it, to measure what reproducibility costs.
-template <class Tuning, class = void>
-struct tree_fold_of
-{
-  static constexpr bool value = false;
-};
 template <class Tuning>
-struct tree_fold_of<Tuning, ::cuda::std::void_t<decltype(Tuning::tree_fold)>>
-{
-  static constexpr bool value = Tuning::tree_fold;
-};
+using tree_fold_member = ::cuda::std::bool_constant<Tuning::tree_fold>;
+template <class Tuning>
+using tree_fold_of = member_value_or<Tuning, tree_fold_member, false>;
 
 } // namespace spscan::detail
 
@@ -182,21 +165,6 @@ struct no_trace
 {
   __device__ static void record(std::size_t, trace_stage) {}
 };
-
-// T's member type that Member<T> names where T has it, else Default: the optional traits of
-// tunings and tile programs.
-template <class Default, class T, template <class> class Member, class = void>
-struct member_type_or_impl
-{
-  using type = Default;
-};
-template <class Default, class T, template <class> class Member>
-struct member_type_or_impl<Default, T, Member, ::cuda::std::void_t<Member<T>>>
-{
-  using type = Member<T>;
-};
-template <class Default, class T, template <class> class Member>
-using member_type_or = typename member_type_or_impl<Default, T, Member>::type;
 
 template <class T>
 using member_trace = typename T::trace;

@@ -75,6 +75,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/dependent_launch.h>
 #include <spscan/detail/engine/driver.h>
+#include <spscan/detail/engine/optional_members.h>
 #include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -92,76 +93,48 @@ namespace spscan::detail::ring
 // a round trip of state reads per tile under full load, which held the selection to ~1.9 us a
 // tile. With two, a warp reads its tile's gap while the other finds the previous tile's prefix
 // (running_prefix.h, fold_gap_onto; docs/design.md#the-prefix-warp).
-template <class Program, class = void>
-struct ring_prefix_warps_of
-{
-  static constexpr int value = 1;
-};
 template <class Program>
-struct ring_prefix_warps_of<Program, ::cuda::std::void_t<decltype(Program::ring_prefix_warps)>>
-{
-  static constexpr int value = Program::ring_prefix_warps;
-};
+using ring_prefix_warps_member = ::cuda::std::integral_constant<int, Program::ring_prefix_warps>;
+template <class Program>
+using ring_prefix_warps_of = member_value_or<Program, ring_prefix_warps_member, 1>;
 
 // Whether the prefix warp reads a tile's gap only once the CTA's own tile is reduced (a program's
 // `ring_reads_gap_once_reduced`; else false, as soon as it has the tile's id).
-template <class Program, class = void>
-struct ring_reads_gap_once_reduced_of : ::cuda::std::false_type
-{};
 template <class Program>
-struct ring_reads_gap_once_reduced_of<Program, ::cuda::std::void_t<decltype(Program::ring_reads_gap_once_reduced)>>
-    : ::cuda::std::bool_constant<Program::ring_reads_gap_once_reduced>
-{};
+using ring_reads_gap_once_reduced_member = ::cuda::std::bool_constant<Program::ring_reads_gap_once_reduced>;
+template <class Program>
+using ring_reads_gap_once_reduced_of = member_value_or<Program, ring_reads_gap_once_reduced_member, false>;
 
 // The bytes of a whole tile's keys, where a program brings keys into its stage beside its input
 // (a by-key scan: `ring_key_tile_bytes` of its `ring_tile_bytes`, read from `ring_keys(params)`);
 // else 0.
-template <class Program, class = void>
-struct ring_key_tile_bytes_of
-{
-  static constexpr std::size_t value = 0;
-};
 template <class Program>
-struct ring_key_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_key_tile_bytes)>>
-{
-  static constexpr std::size_t value = Program::ring_key_tile_bytes;
-};
+using ring_key_tile_bytes_member = ::cuda::std::integral_constant<std::size_t, Program::ring_key_tile_bytes>;
+template <class Program>
+using ring_key_tile_bytes_of = member_value_or<Program, ring_key_tile_bytes_member, std::size_t{0}>;
 
 // The bytes of a whole tile's input image, brought from the input by bulk copy, and of its
 // output image: a program's `ring_input_tile_bytes` and `ring_output_tile_bytes`, where its stage
 // holds more than one image of the tile (an input converted to wider accumulators beside them,
 // programs/scan_input.h); else its ring_tile_bytes less the keys' (the stage is the tile's image,
 // read and written in place).
-template <class Program, class = void>
-struct ring_input_tile_bytes_of
-{
-  static constexpr std::size_t value = Program::ring_tile_bytes - ring_key_tile_bytes_of<Program>::value;
-};
 template <class Program>
-struct ring_input_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_input_tile_bytes)>>
-{
-  static constexpr std::size_t value = Program::ring_input_tile_bytes;
-};
-template <class Program, class = void>
-struct ring_output_tile_bytes_of
-{
-  static constexpr std::size_t value = Program::ring_tile_bytes - ring_key_tile_bytes_of<Program>::value;
-};
+constexpr std::size_t ring_image_tile_bytes = Program::ring_tile_bytes - ring_key_tile_bytes_of<Program>::value;
 template <class Program>
-struct ring_output_tile_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_output_tile_bytes)>>
-{
-  static constexpr std::size_t value = Program::ring_output_tile_bytes;
-};
+using ring_input_tile_bytes_member = ::cuda::std::integral_constant<std::size_t, Program::ring_input_tile_bytes>;
+template <class Program>
+using ring_input_tile_bytes_of = member_value_or<Program, ring_input_tile_bytes_member, ring_image_tile_bytes<Program>>;
+template <class Program>
+using ring_output_tile_bytes_member = ::cuda::std::integral_constant<std::size_t, Program::ring_output_tile_bytes>;
+template <class Program>
+using ring_output_tile_bytes_of = member_value_or<Program, ring_output_tile_bytes_member, ring_image_tile_bytes<Program>>;
 
 // Whether `Program`'s reduce squad folds its tiles without staging them (a program's
 // `ring_generates_input`; else false).
-template <class Program, class = void>
-struct ring_generates_input_of : ::cuda::std::false_type
-{};
 template <class Program>
-struct ring_generates_input_of<Program, ::cuda::std::void_t<decltype(Program::ring_generates_input)>>
-    : ::cuda::std::bool_constant<Program::ring_generates_input>
-{};
+using ring_generates_input_member = ::cuda::std::bool_constant<Program::ring_generates_input>;
+template <class Program>
+using ring_generates_input_of = member_value_or<Program, ring_generates_input_member, false>;
 
 // What one tile's bulk copies bring into its stage: the input's image and the keys.
 template <class Program>

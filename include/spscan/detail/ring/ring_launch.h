@@ -5,6 +5,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/kernel_shape.h>
 #include <spscan/detail/engine/launch.h>
+#include <spscan/detail/engine/optional_members.h>
 #include <spscan/detail/ring/ring_driver.h>
 #include <spscan/detail/ring/tensor_map.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -92,13 +93,10 @@ ring_device current_ring_device()
 
 // Whether the copy engine stores `Program`'s tiles by default (a program's `ring_bulk_stores`;
 // else the scan squad's threads do).
-template <class Program, class = void>
-struct ring_bulk_stores_of : ::cuda::std::false_type
-{};
 template <class Program>
-struct ring_bulk_stores_of<Program, ::cuda::std::void_t<decltype(Program::ring_bulk_stores)>>
-    : ::cuda::std::bool_constant<Program::ring_bulk_stores>
-{};
+using ring_bulk_stores_member = ::cuda::std::bool_constant<Program::ring_bulk_stores>;
+template <class Program>
+using ring_bulk_stores_of = member_value_or<Program, ring_bulk_stores_member, false>;
 
 // The options a launch of `Program` takes on `device`: the deepest ring, stored by the threads
 // (faster than the copy engine's stores at every depth, docs/design.md#the-ring-engine), unless
@@ -114,28 +112,19 @@ ring_options default_ring_options(const ring_device& device)
 constexpr std::size_t ring_min_bytes = std::size_t{8} << 20;
 
 // A program whose ring measured better from fewer bytes states `ring_min_input_bytes`.
-template <class Program, class = void>
-struct ring_min_bytes_of
-{
-  static constexpr std::size_t value = ring_min_bytes;
-};
 template <class Program>
-struct ring_min_bytes_of<Program, ::cuda::std::void_t<decltype(Program::ring_min_input_bytes)>>
-{
-  static constexpr std::size_t value = Program::ring_min_input_bytes;
-};
+using ring_min_input_bytes_member = ::cuda::std::integral_constant<std::size_t, Program::ring_min_input_bytes>;
+template <class Program>
+using ring_min_bytes_of = member_value_or<Program, ring_min_input_bytes_member, ring_min_bytes>;
 
 // Whether a program prepares its ring launches (a program's `ring_prepares`): then
 // `Program::ring_prepare(policy, params, launch)` does what the launch needs first (a by-key scan
 // finds its segment heads) and calls launch(params as the kernel takes them) while what it made
 // lasts, returning launch's result.
-template <class Program, class = void>
-struct ring_prepares_of : ::cuda::std::false_type
-{};
 template <class Program>
-struct ring_prepares_of<Program, ::cuda::std::void_t<decltype(Program::ring_prepares)>>
-    : ::cuda::std::bool_constant<Program::ring_prepares>
-{};
+using ring_prepares_member = ::cuda::std::bool_constant<Program::ring_prepares>;
+template <class Program>
+using ring_prepares_of = member_value_or<Program, ring_prepares_member, false>;
 
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing (but what a program prepares, into its own temporary storage), where the ring does

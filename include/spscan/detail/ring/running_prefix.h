@@ -34,6 +34,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/engine/blocked_association.h>
 #include <spscan/detail/engine/exact_association.h>
+#include <spscan/detail/engine/optional_members.h>
 #include <spscan/detail/engine/polling_backoff.h>
 #include <spscan/detail/engine/tile_state.h>
 #include <spscan/detail/engine/tuning.h>
@@ -150,13 +151,10 @@ SPSCAN_HOST_DEVICE void fold_run_in_order(Lanes& lanes, running_prefix<Accum>& p
 // restarts, the prefix extended by all: the same bits as combining one carry after the other, with
 // the restarts found by one vote instead of a test in every step of the chain
 // (docs/design.md#the-prefix-warp).
-template <class Op, class = void>
-struct restarts_at_heads : ::cuda::std::false_type
-{};
 template <class Op>
-struct restarts_at_heads<Op, ::cuda::std::void_t<decltype(Op::restarts_at_heads)>>
-    : ::cuda::std::bool_constant<Op::restarts_at_heads>
-{};
+using restarts_at_heads_member = ::cuda::std::bool_constant<Op::restarts_at_heads>;
+template <class Op>
+using restarts_at_heads = member_value_or<Op, restarts_at_heads_member, false>;
 
 // A restarting operator's extend and restarts as callables, for the lane folds: host and device
 // code, as the functions here are (the protocol model's operator is host code).
