@@ -1,4 +1,5 @@
-// The one place that decides where a call runs.
+// The one place that decides whether Thrust or spscan runs a call (planner.h then decides which of
+// spscan's engines and tile shapes).
 //
 //  1. Who serves it (at compile time): Thrust's own dispatch, unchanged, except that where it would
 //     run Thrust's CUDA backend, spscan's algorithm runs instead. A user's overload for their
@@ -10,7 +11,7 @@
 //     copy-constructible and destructible, default-constructible, copy-assignable, at most
 //     `max_kernel_accumulator_bytes` bytes); otherwise Thrust's CUDA backend with the caller's
 //     arguments (which, in device code, scans sequentially, as Thrust does).
-//  3. At run time: the tile shape the current device can launch (engine/kernel_shape.h).
+//  3. At run time: the engine and tile shape (planner.h).
 #pragma once
 
 #include <spscan/detail/config.h>

@@ -26,6 +26,7 @@
 #include <spscan/detail/engine/temporary_storage.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/planner.h>
 #include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/programs/segment_heads.h>
 #include <spscan/detail/ring/program_support.h>
@@ -541,7 +542,7 @@ template <class Accum>
 struct blocked_scan_by_key_tuning : tile_shape<int(sizeof(Accum)), 128, 3, true>
 {};
 
-// Fewer elements a thread, for inputs of a few tiles (scan_by_key_on_device).
+// Fewer elements a thread, for inputs of a few tiles (scan_by_key_plan).
 template <class Accum, int Items>
 struct small_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), int(sizeof(Accum)) * Items>
 {};
@@ -622,26 +623,61 @@ void launch_scan_by_key_classic(cuda_policy<Derived>& policy, typename Program::
   launch_single_pass<Program>(policy, p, p.n);
 }
 
-// Runs `Program`: on the ring engine where the device has it and the call suits it (its tiles
-// read the key before them from device memory, so not where the output overwrites the keys), else
-// on the classic engine; the same bits either way.
-template <class Program, class Derived>
-void launch_scan_by_key(cuda_policy<Derived>& policy, const typename Program::params& p)
+// How a by-key scan runs (planner.h). A few tiles leave most SMs idle: where the device's shape
+// makes 2 to 8 tiles, quarter tiles (8 elements a thread), up to 32 tiles, half tiles (16), each
+// on the classic engine (the ring starts at 8 MiB); doubles from blocked_input_bytes the blocked
+// association's shape (blocked_scan_by_key_tuning) on both engines. The association follows the
+// tile, so the bits depend on the input size and where the segments start
+// (docs/design.md#by-key-scans). The ring's tiles read the key before them from device memory, so
+// it takes no call whose output overwrites the keys.
+template <bool Exclusive, class Accum, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
+struct scan_by_key_plan
 {
-  const bool overwrites_keys = output_may_overwrite_keys(p.keys, p.out, p.n);
-  if constexpr (Program::runs_on_ring)
-  {
-    if (p.vector_load && p.vector_store && allows_vector_access(p.keys) && !overwrites_keys
-        && ring::launch_ring<Program>(policy, p, p.n, p.values, p.out))
-    {
-      return;
-    }
-  }
-  launch_scan_by_key_classic<Program>(policy, p, overwrites_keys);
-}
+  template <class Tuning>
+  using in_shape = scan_by_key_program_for<Exclusive, Accum, Tuning, KeysIt, ValuesIt, OutputIt, Pred, Op>;
+  using shapes   = scan_by_key_shapes<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
+  using params   = typename shapes::primary::params;
 
-// Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`,
-// in the shape the device can launch; returns result + n.
+  static constexpr std::size_t item_bytes = sizeof(Accum);
+
+  template <class Fitting>
+  static constexpr bool has_small_tiles = Fitting::tuning::items > 16;
+  template <class Fitting>
+  static constexpr bool has_blocked_shape =
+    sizeof(Accum) == 8 && !exactly_associative<Accum, Op>
+    && Fitting::tuning::bytes_per_thread > blocked_scan_by_key_tuning<Accum>::bytes_per_thread;
+
+  template <class Fitting>
+  using steps = plan_steps<
+    step_if<has_small_tiles<Fitting>, for_few_tiles<8, in_shape<small_scan_by_key_tuning<Accum, 8>>>>,
+    step_if<has_small_tiles<Fitting>, for_few_tiles<32, in_shape<small_scan_by_key_tuning<Accum, 16>>>>,
+    step_if<has_blocked_shape<Fitting>,
+            for_large_inputs<blocked_input_bytes, in_shape<blocked_scan_by_key_tuning<Accum>>, in_shape<blocked_scan_by_key_tuning<Accum>>>>,
+    for_every_size<Fitting, Fitting>>;
+
+  template <class RingProgram>
+  static bool ring_accepts(const params& p)
+  {
+    return p.vector_load && p.vector_store && allows_vector_access(p.keys) && !output_may_overwrite_keys(p.keys, p.out, p.n);
+  }
+  template <class RingProgram>
+  static const void* ring_input(const params& p)
+  {
+    return p.values;
+  }
+  static void* ring_output(const params& p)
+  {
+    return p.out;
+  }
+  template <class Program, class Derived>
+  static void launch_classic(cuda_policy<Derived>& policy, const params& p, std::size_t)
+  {
+    launch_scan_by_key_classic<Program>(policy, p, output_may_overwrite_keys(p.keys, p.out, p.n));
+  }
+};
+
+// Scans by key on the device: [keys_first, keys_last) with the values at `values`, into `result`;
+// returns result + n.
 template <bool Exclusive, class Accum, class Derived, class KeysIt, class ValuesIt, class OutputIt, class Pred, class Op>
 OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                KeysIt keys_first,
@@ -652,61 +688,22 @@ OutputIt scan_by_key_on_device(cuda_policy<Derived>& policy,
                                Op op,
                                Accum init)
 {
-  using shapes        = scan_by_key_shapes<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
+  using plan          = scan_by_key_plan<Exclusive, Accum, KeysIt, ValuesIt, OutputIt, Pred, Op>;
   const auto distance = iterator_distance(keys_first, keys_last);
   const std::size_t n = distance > 0 ? static_cast<std::size_t>(distance) : 0;
-  typename shapes::primary::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
-                                     thrust::try_unwrap_contiguous_iterator(values),
-                                     thrust::try_unwrap_contiguous_iterator(result),
-                                     n,
-                                     pred,
-                                     op,
-                                     init,
-                                     nullptr,
-                                     false,
-                                     false};
+  typename plan::params p{thrust::try_unwrap_contiguous_iterator(keys_first),
+                          thrust::try_unwrap_contiguous_iterator(values),
+                          thrust::try_unwrap_contiguous_iterator(result),
+                          n,
+                          pred,
+                          op,
+                          init,
+                          nullptr,
+                          false,
+                          false};
   p.vector_load  = allows_vector_access(p.values);
   p.vector_store = allows_vector_access(p.out);
-  with_fitting_shape<shapes>([&](auto shape) {
-    using program = typename decltype(shape)::type;
-    using tuning  = typename program::tuning;
-    // A few tiles leave most SMs idle: where the shape makes 2 to 8 tiles, quarter tiles (8
-    // elements a thread), up to 32 tiles, half tiles (16), each on the classic engine (the ring
-    // starts at 8 MiB). The association follows the tile, so the bits depend on the input size
-    // and where the segments start, as before (docs/design.md#by-key-scans).
-    const std::size_t tiles = (n + tuning::tile_items - 1) / tuning::tile_items;
-    if constexpr (tuning::items > 16)
-    {
-      const auto launch_in_small_tiles = [&](auto items) {
-        using small = small_scan_by_key_tuning<Accum, decltype(items)::value>;
-        launch_scan_by_key_classic<scan_by_key_program_for<Exclusive, Accum, small, KeysIt, ValuesIt, OutputIt, Pred, Op>>(
-          policy, p, output_may_overwrite_keys(p.keys, p.out, p.n));
-      };
-      if (tiles > 1 && tiles <= 8)
-      {
-        launch_in_small_tiles(::cuda::std::integral_constant<int, 8>{});
-        return;
-      }
-      if (tiles > 1 && tiles <= 32)
-      {
-        launch_in_small_tiles(::cuda::std::integral_constant<int, 16>{});
-        return;
-      }
-    }
-    if constexpr (sizeof(Accum) == 8 && !exactly_associative<Accum, Op>
-                  && tuning::bytes_per_thread > blocked_scan_by_key_tuning<Accum>::bytes_per_thread)
-    {
-      if (n * sizeof(Accum) >= blocked_input_bytes)
-      {
-        // (The value type through the program, so that the shape is named only where it exists.)
-        using value = decltype(program::carry::value);
-        launch_scan_by_key<
-          scan_by_key_program_for<Exclusive, Accum, blocked_scan_by_key_tuning<value>, KeysIt, ValuesIt, OutputIt, Pred, Op>>(policy, p);
-        return;
-      }
-    }
-    launch_scan_by_key<program>(policy, p);
-  });
+  run_planned<plan>(policy, p, n);
   return result + static_cast<difference_of<OutputIt>>(n);
 }
 

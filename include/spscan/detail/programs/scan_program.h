@@ -16,6 +16,7 @@
 #include <spscan/detail/engine/launch.h>
 #include <spscan/detail/engine/tile_io.h>
 #include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/planner.h>
 #include <spscan/detail/programs/scan_input.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_launch.h>
@@ -269,7 +270,7 @@ struct scan_program
   // On the ring engine (ring/ring_driver.h). The input reaches the stage as programs/scan_input.h
   // says: the tile's image by bulk copy (raw arrays of the output's type); computed, transformed
   // in place or converted by the reduce squad into a stage of accumulators (then stored as the
-  // output's image); or staged element by element (kept on the classic engine, scan_on_device).
+  // output's image); or staged element by element (kept on the classic engine, scan_plan).
   // The reduce squad leaves each thread's exclusive fold for the scan squad.
   static constexpr bool runs_on_ring         = true;
   static constexpr ring_input ring_input_kind = ring_input_of<InputIt, OutputIt, Accum, items>;
@@ -546,69 +547,61 @@ using ring_scan_program_for = scan_program_for<
   Op,
   Init>;
 
-// Scans `count` elements (negative counts are empty ranges, as in Thrust) in the shape the
-// current device can launch, and returns result + count. `init`: an Accum, or a
-// device_initial_value<Accum>.
+// How a scan runs (planner.h). Large inputs of 8-byte values under an operator whose grouping
+// shows in its bits (doubles) take the blocked association's shape on both engines
+// (tuning.h, blocked_scan_tuning); small inputs smaller tiles on the classic engine (tuning.h,
+// small_scan_tuning; they lie below the ring's minimum); the rest the device's shape, and the
+// ring's own shape on the ring (tuning.h, ring_scan_tuning). Inputs staged element by element stay
+// on the classic engine: on the ring they measured slower than on it
+// (docs/design.md#computed-transformed-and-widened-inputs).
+template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, class Init>
+struct scan_plan : classic_launch
+{
+  using shapes       = scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>;
+  using params       = typename shapes::primary::params;
+  using ring_program = ring_scan_program_for<Kind, Accum, InputIt, OutputIt, Op, Init>;
+  using ring_tuning  = typename ring_program::tuning;
+  template <class Tuning>
+  using in_shape = scan_program_for<Kind, Accum, Tuning, InputIt, OutputIt, Op, Init>;
+
+  static constexpr int widest              = shapes::primary::tuning::widest;
+  static constexpr std::size_t item_bytes  = widest;
+  static constexpr bool ring_blocked       = blocked_association_of<ring_tuning>::value;
+  using on_ring = ::cuda::std::conditional_t<ring_program::ring_input_kind != ring_input::staged, ring_program, no_ring>;
+
+  template <class Fitting>
+  using steps = plan_steps<
+    step_if<ring_blocked && (Fitting::tuning::bytes_per_thread > blocked_scan_tuning<8>::bytes_per_thread),
+            for_large_inputs<blocked_input_bytes, in_shape<ring_tuning>, on_ring>>,
+    step_if<(widest <= 8), for_small_inputs<small_input_bytes, in_shape<small_scan_tuning<widest>>>>,
+    step_if<(widest == 8 && Fitting::tuning::bytes_per_thread > wide_small_scan_tuning<8>::bytes_per_thread),
+            for_small_inputs<wide_small_input_bytes, in_shape<wide_small_scan_tuning<8>>>>,
+    for_every_size<Fitting, ::cuda::std::conditional_t<ring_blocked, no_ring, on_ring>>>;
+
+  template <class RingProgram>
+  static bool ring_accepts(const params& p)
+  {
+    return RingProgram::ring_serves(p);
+  }
+  template <class RingProgram>
+  static const void* ring_input(const params& p)
+  {
+    return RingProgram::ring_source(p);
+  }
+  static void* ring_output(const params& p)
+  {
+    return p.out;
+  }
+};
+
+// Scans `count` elements (negative counts are empty ranges, as in Thrust) and returns
+// result + count. `init`: an Accum, or a device_initial_value<Accum>.
 template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op, class Init>
 OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Init init)
 {
   const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
-  const auto params   = make_scan_params<Kind, Accum>(first, n, result, op, init);
-  with_fitting_shape<scan_shapes<Kind, Accum, InputIt, OutputIt, Op, Init>>([&](auto shape) {
-    using program      = typename decltype(shape)::type;
-    using ring_program = ring_scan_program_for<Kind, Accum, InputIt, OutputIt, Op, Init>;
-    using tuning       = typename program::tuning;
-    const std::size_t bytes = n * tuning::widest;
-    // A shape in the blocked association serves from blocked_input_bytes on, on either engine
-    // (tuning.h, blocked_scan_tuning), where the device's own shape is the 64 KiB one.
-    constexpr bool blocked_shape_exists = blocked_association_of<typename ring_program::tuning>::value
-                                       && tuning::bytes_per_thread > blocked_scan_tuning<8>::bytes_per_thread;
-    const bool in_blocked_shape = blocked_shape_exists && bytes >= blocked_input_bytes;
-    // The ring engine where the device has it (sm_90 and newer) and the call suits it; the same
-    // bits as the classic engine's either way. Inputs staged element by element stay on the
-    // classic engine: on the ring they measured slower than on it
-    // (docs/design.md#computed-transformed-and-widened-inputs).
-    if constexpr (ring_program::ring_input_kind != ring_input::staged)
-    {
-      if ((!blocked_association_of<typename ring_program::tuning>::value || in_blocked_shape)
-          && ring_program::ring_serves(params)
-          && ring::launch_ring<ring_program>(policy, params, n, ring_program::ring_source(params), params.out))
-      {
-        return;
-      }
-    }
-    const auto launch_in = [&](auto shape) {
-      using shaped_program = scan_program_for<Kind, Accum, typename decltype(shape)::type, InputIt, OutputIt, Op, Init>;
-      launch_single_pass<shaped_program>(policy, params, n);
-    };
-    if constexpr (blocked_shape_exists)
-    {
-      if (in_blocked_shape)
-      {
-        launch_in(::cuda::std::type_identity<typename ring_program::tuning>{});
-        return;
-      }
-    }
-    // Small inputs in smaller tiles (tuning.h, small_scan_tuning); one tile keeps the one-tile path.
-    if constexpr (tuning::widest <= 8)
-    {
-      const bool several_tiles = n > static_cast<std::size_t>(tuning::tile_items);
-      if (several_tiles && bytes <= small_input_bytes)
-      {
-        launch_in(::cuda::std::type_identity<small_scan_tuning<tuning::widest>>{});
-        return;
-      }
-      if constexpr (tuning::widest == 8 && tuning::bytes_per_thread > wide_small_scan_tuning<8>::bytes_per_thread)
-      {
-        if (several_tiles && bytes <= wide_small_input_bytes)
-        {
-          launch_in(::cuda::std::type_identity<wide_small_scan_tuning<8>>{});
-          return;
-        }
-      }
-    }
-    launch_single_pass<program>(policy, params, n);
-  });
+  run_planned<scan_plan<Kind, Accum, InputIt, OutputIt, Op, Init>>(
+    policy, make_scan_params<Kind, Accum>(first, n, result, op, init), n);
   return result + (count > 0 ? count : Size{0});
 }
 
