@@ -1,8 +1,8 @@
-// engine/exact_association.h: which carry operators the ring's prefix warp may add in a tree.
+// common/exact_association.h: which carry operators the ring's prefix warp may add in a tree.
 // Only integer operators known to be associative qualify; floating point, user functors (which
 // could be non-associative, and then a tree would make results depend on timing) and bool do not.
 // No GPU needed.
-#include <spscan/detail/engine/exact_association.h>
+#include <spscan/detail/common/exact_association.h>
 #include <spscan/detail/programs/select_program.h>
 
 #include <thrust/functional.h>

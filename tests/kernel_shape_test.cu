@@ -3,7 +3,7 @@
 // (sm_75: 64 KiB, against about 66 KiB for 8-byte types) gets the reduced shape instead of an
 // error; the reduced shape fits what every GPU grants. On the CPU the choice is made against
 // faked limits; on the GPU against the real ones, and the reduced shape's results are checked.
-#include <spscan/detail/engine/kernel_shape.h>
+#include <spscan/detail/classic/kernel_shape.h>
 #include <spscan/detail/programs/scan_by_key_program.h>
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/scan.h>

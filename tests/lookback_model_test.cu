@@ -1,6 +1,6 @@
 // The decoupled look-back protocol, proved on host threads (no GPU needed).
 //
-// Host threads play tiles exactly as a CTA of the driver (engine/driver.h) does (tile 0 publishes
+// Host threads play tiles exactly as a CTA of the driver (classic/driver.h) does (tile 0 publishes
 // P at once; any other tile publishes A = its aggregate, runs exclusive_prefix_of, publishes
 // P = op(prefix, A)), over the library's own packed_tile_state / split_tile_state and its own
 // exclusive_prefix_of, with host_lanes standing in for the warp. The timing is adversarial: tile
@@ -14,7 +14,7 @@
 // are not commutative (a wrong operand order shows); the floating-point ones round differently
 // under another grouping (a different association shows).
 //
-// The blocked association (engine/blocked_association.h, blocked_look_back.h) plays the same
+// The blocked association (common/blocked_association.h, blocked_look_back.h) plays the same
 // schedules with its own roles (every tile publishes A, only a block's last tile a P) and is
 // compared, bit for bit, with the blocked fold computed on one thread (support/blocked_reference.h),
 // on data where it differs from the left fold.
@@ -24,9 +24,9 @@
 // A schedule that does not finish by its deadline is reported as hung (with its description),
 // and a look-back that reads a window it never should is reported as a protocol violation:
 // neither is left to stall the test run.
-#include <spscan/detail/engine/blocked_look_back.h>
-#include <spscan/detail/engine/look_back.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/blocked_look_back.h>
+#include <spscan/detail/common/look_back.h>
+#include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
 
 #include <support/blocked_reference.h>
@@ -702,7 +702,7 @@ enum class association
 
 // What the storage holds when the call starts: all zero (a cleared block, epoch 0), or the states
 // of the call before on the same kept block, this call reading and writing in the next epoch
-// (engine/tile_state.h, engine/launch.h): every tile A or P of that call's values, or X.
+// (common/tile_state.h, classic/launch.h): every tile A or P of that call's values, or X.
 enum class storage_history
 {
   fresh,
@@ -1030,7 +1030,7 @@ schedule_outcome run_schedule(const schedule_plan& plan,
   schedule_watch watch(plan.deadline);
   start_gate gate;
 
-  // One tile, as a CTA plays it (engine/driver.h: tile_context::exchange).
+  // One tile, as a CTA plays it (classic/driver.h: tile_context::exchange).
   auto play_tile = [&](std::size_t tile, pacer& pace) {
     pace.tile_work();
     if (static_cast<long long>(tile) == plan.held_tile)
@@ -1515,7 +1515,7 @@ void expect_planted_bug_caught(const Op& op,
 }
 
 // ----------------------------------------------------------------------------------------------
-// Storage kept between calls is not cleared (engine/launch.h): each call reads and writes in the
+// Storage kept between calls is not cleared (classic/launch.h): each call reads and writes in the
 // next epoch, and what the last call left in every tile must read as nothing.
 
 template <class T>
@@ -1651,7 +1651,7 @@ TEST(LookBackModelTeeth, WatchdogTurnsAHangIntoAReportedFailure)
 }
 
 // ----------------------------------------------------------------------------------------------
-// The blocked association (engine/blocked_association.h, blocked_look_back.h): only a block's last
+// The blocked association (common/blocked_association.h, blocked_look_back.h): only a block's last
 // tile publishes P, tile 0 publishes A, and each tile's prefix and each P must be the blocked
 // fold's, bit for bit, under the same adversarial schedules.
 

@@ -227,7 +227,7 @@ TEST(RingScan, noncommutative_16_byte_carries_in_split_states)
 }
 
 // 8-byte types under exactly associative operators run on the ring in its own, smaller tile
-// (engine/tuning.h, ring_scan_tuning: 4096 elements, where the classic engine takes 8192). Doubles
+// (common/tuning.h, ring_scan_tuning: 4096 elements, where the classic engine takes 8192). Doubles
 // take the blocked shape (4096 elements, blocked association), which the classic engine takes too
 // from the same size; 4-byte floats keep the classic tile.
 static_assert(sd::ring_scan_program_for<sd::scan_kind::inclusive, std::int64_t, std::int64_t*, std::int64_t*, thrust::plus<std::int64_t>>::tuning::tile_items
@@ -283,7 +283,7 @@ TEST(RingScan, exact_8_byte_operators_in_the_rings_smaller_tile_keep_the_classic
   expect_smaller_ring_tile_keeps_the_bits<sd::scan_kind::inclusive, std::int64_t>(thrust::maximum<std::int64_t>{}, 0, true);
 }
 
-// The blocked association (engine/blocked_association.h): the ring's prefix warp and the classic
+// The blocked association (common/blocked_association.h): the ring's prefix warp and the classic
 // look-back must give the same bits for doubles (sums, an exclusive scan with init, an inclusive
 // one with init) and for a non-commutative 8-byte user operator, whose exact arithmetic must also
 // equal the sequential fold (a swapped operand shows).
@@ -400,7 +400,7 @@ TEST(RingScan, either_way_of_clearing_the_callers_storage_gives_the_classic_bits
 // the device has it, smaller and misaligned ones on the classic engine; the caller sees Thrust's
 // results either way. Calls without an allocator keep their tile states between calls, neither
 // engine clearing them: each call reads and writes its own epoch and takes ids where the last
-// call, ring or classic, left the counter (engine/launch.h). Repeated calls of changing sizes, on
+// call, ring or classic, left the counter (classic/launch.h). Repeated calls of changing sizes, on
 // one engine then the other and back, on larger and smaller storage, check that. The ring's sizes
 // here have a prefix service (up to 32 tiles a CTA): 2 to 23 tiles a CTA on 132 SMs, where a
 // served prefix warp whose lanes went their own ways once hung from about 12.

@@ -10,7 +10,7 @@
 // tile's gap before it waits for the previous tile's prefix in that tile's stage; the scanner
 // waits for the reducer and the prefix, checks what it finds and releases the stage. Stage barriers are host barriers with mbarrier semantics
 // (arrivals per phase, waits by parity). Three launches run on one block of kept storage, as the
-// library makes such calls (engine/launch.h, plan_tagged_launch): nothing is cleared between them;
+// library makes such calls (classic/launch.h, plan_tagged_launch): nothing is cleared between them;
 // each reads and writes its tile states in the next epoch, and takes its tile ids from the 64-bit
 // counter from where the host counted the last launch left it (its tiles, and one end mark per
 // CTA), so what a launch leaves in every state must read as nothing to the next. The counter
@@ -61,8 +61,8 @@
 // blocked association the service forms each lane's tree from the block's chunks (the device's
 // way, checked against the reference tree on its own), and the first two bugs and a tree that
 // drops a lane are planted there too.
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/ring/blocked_prefix.h>
 #include <spscan/detail/ring/prefix_service.h>
@@ -137,7 +137,7 @@ struct double_plus
   }
 };
 // Wrapping 32-bit sums, declared exact: the prefix thread adds each run in a tree
-// (engine/exact_association.h), and any grouping must still give the left fold.
+// (common/exact_association.h), and any grouping must still give the left fold.
 struct exact_sum
 {
   static constexpr bool exact_association = true;
@@ -1457,7 +1457,7 @@ TEST(RingModel, ServedBlockedPrefixesAreTheBlockedFoldUnderAdversarialSchedules)
   expect_clean_schedules<packed_tile_state<float>, float>(float_plus{}, 4, served_blocked_shapes);
 }
 
-// What the blocked service counts on (engine/blocked_association.h): every tree_j equals its
+// What the blocked service counts on (common/blocked_association.h): every tree_j equals its
 // chunks combined later groups first, bit for bit, for a non-commutative operator and for float
 // sums whose rounding shows any other grouping.
 TEST(BlockedAssociation, EveryLeadingTreeIsItsChunksCombinedLaterGroupsFirst)

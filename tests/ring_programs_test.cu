@@ -607,7 +607,7 @@ TEST(RingStagedScan, exclusive_scan_of_a_uint32_counting_iterator_computed_in_th
 }
 
 // A computed input under an exactly associative operator runs on the ring in 64 KiB tiles of every
-// element size (engine/tuning.h, generated_scan_tuning), where the classic engine takes 32 KiB for
+// element size (common/tuning.h, generated_scan_tuning), where the classic engine takes 32 KiB for
 // 1- to 4-byte types: the operator's bits cannot show the tile, so the ring's results must be the
 // classic engine's and the sequential fold, for a wrapping sum with init (exclusive), a xor of
 // 16-bit values and a maximum of 8-bit ones, at every ring option. A float sum keeps the classic

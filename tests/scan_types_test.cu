@@ -143,7 +143,7 @@ template <class In, class Accum = In, class Out = In>
 constexpr std::size_t tile_of = spscan::detail::scan_tuning<In, Accum, Out>::tile_items;
 
 // One and a few elements, the edges of one tile, both ends of the small inputs' smaller tiles
-// (tile + 1, and 32 tiles less 3: just under 1 MiB, or 2 MiB for 8-byte types; engine/tuning.h),
+// (tile + 1, and 32 tiles less 3: just under 1 MiB, or 2 MiB for 8-byte types; common/tuning.h),
 // and enough tiles that the look-back walks through several full 32-tile windows.
 std::vector<std::size_t> sizes_around(std::size_t tile)
 {

@@ -472,7 +472,7 @@ TEST(SelectOnGpu, CountingInputsDiscardAndZipOutputs)
 }
 
 // The count reaches the host through a pinned slot lent to one call at a time
-// (engine/host_result.h). Eight host threads (two under a sanitizer) select at once on streams of
+// (common/host_result.h). Eight host threads (two under a sanitizer) select at once on streams of
 // their own, each with its own sizes and selectivity: a slot lent to two calls at once would hand
 // one thread the other's count.
 struct multiple_of

@@ -1,5 +1,5 @@
 // spscan's temporary storage for calls without an allocator of the caller's
-// (engine/temporary_storage.h): which calls take it from spscan's per-device pool and which from
+// (common/temporary_storage.h): which calls take it from spscan's per-device pool and which from
 // the caller's allocator; correct results while eight host threads grow their calls on their own
 // streams at once; graph capture; failure to allocate; cudaDeviceReset between calls; and no
 // memory kept or lost over 10^5 calls.
@@ -8,7 +8,7 @@
 #include <spscan/execution_policy.h>
 #include <spscan/scan.h>
 #include <spscan/temporary_storage.h>
-#include <spscan/detail/engine/launch.h>
+#include <spscan/detail/classic/launch.h>
 
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -69,7 +69,7 @@ struct user_policy : thrust::cuda::execution_policy<user_policy>
 {};
 
 // ---------------------------------------------------------------------------------------------
-// Calls on kept storage, of either engine (engine/launch.h, plan_tagged_launch): host logic, run
+// Calls on kept storage, of either engine (classic/launch.h, plan_tagged_launch): host logic, run
 // on the CPU. A call that took a stale epoch or a tile counter not where it stands would read
 // the last call's states as its own, or take tile ids past its last tile.
 using spscan::detail::plan_tagged_launch;

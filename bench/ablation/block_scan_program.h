@@ -8,8 +8,8 @@
 
 #include "block_scans.h"
 
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 
 #include <cub/block/block_scan.cuh>
 

@@ -3,7 +3,7 @@
 // has_prefix, exchange, sync_data_warps, trace) for the same tile program, so that only the
 // scheme differs between them:
 //  - reduce_then_scan: three kernels. The tiles' totals (spscan's order-keeping reduction of one
-//    tile each, engine/independent_tiles.h), their exclusive scan (spscan's), then every tile
+//    tile each, classic/independent_tiles.h), their exclusive scan (spscan's), then every tile
 //    scanned with its prefix read from that array. Reads the input twice.
 //  - chained_in_block_order / chained_dynamic: one pass; a tile's thread 0 waits for the tile
 //    before it to publish its inclusive prefix, then publishes its own (a serial chain). Tile =
@@ -13,7 +13,7 @@
 //    a single pass could at most reach, the tile program's cost with nothing to wait for).
 //  - decoupled_one_thread: one pass, dynamic tile ids; a tile publishes its total (A) at once,
 //    and its thread 0 walks back one predecessor at a time, adding totals until it meets an
-//    inclusive prefix (P). The library's tile states (engine/tile_state.h) carry A and P.
+//    inclusive prefix (P). The library's tile states (common/tile_state.h) carry A and P.
 //  - decoupled_warp_serial_fold: the same protocol, but the tile's first warp reads 32
 //    predecessors' states at once (a window, waiting until every state up to the nearest P is
 //    published), and its lane 0 adds the window's totals one after another.
@@ -24,8 +24,8 @@
 // they load) is the library's call, on the classic engine or, from 16 MiB on sm_90, the ring.
 #pragma once
 
-#include <spscan/detail/engine/independent_tiles.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/classic/independent_tiles.h>
+#include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/programs/reduce_program.h>
 #include <spscan/scan.h>
 

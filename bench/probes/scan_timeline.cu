@@ -1,9 +1,9 @@
 // scan_timeline: where a scan's time goes, tile by tile.
 //
 // Every CTA of one scan records, with the GPU's global timer, when its tile reaches each stage
-// (engine/driver.h and programs/scan_program.h: started, staged, aggregate known, prefix found by
+// (classic/driver.h and programs/scan_program.h: started, staged, aggregate known, prefix found by
 // the look-back warp, prefix published, stored), and on which SM it ran, through the trace hook a
-// tuning may name (engine/tuning.h). From that the program prints, per
+// tuning may name (common/tuning.h). From that the program prints, per
 // case, the distribution of each stage's duration and the two parts of the wait for the prefix:
 //   order wait   how long after its own aggregate a tile had to wait for the last of its
 //                predecessors' aggregates (no look-back, however fast, can publish earlier), and
@@ -74,7 +74,7 @@ __device__ __forceinline__ void timeline_record(std::size_t tile, int stage)
   }
 }
 
-// The driver's trace hook (engine/tuning.h: a tuning's `trace`): records each stage of a tile.
+// The driver's trace hook (common/tuning.h: a tuning's `trace`): records each stage of a tile.
 struct timeline_hook
 {
   __device__ static void record(std::size_t tile, spscan::detail::trace_stage stage)

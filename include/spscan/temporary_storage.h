@@ -14,8 +14,8 @@
 // a reset as leaked.
 #pragma once
 
-#include <spscan/detail/engine/host_result.h>
-#include <spscan/detail/engine/temporary_storage.h>
+#include <spscan/detail/common/host_result.h>
+#include <spscan/detail/common/temporary_storage.h>
 
 namespace spscan
 {

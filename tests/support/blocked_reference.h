@@ -1,4 +1,4 @@
-// The blocked association (engine/blocked_association.h) computed sequentially on one thread, as
+// The blocked association (common/blocked_association.h) computed sequentially on one thread, as
 // its definition states it, for the protocol model tests to compare the library's look-backs with.
 // Its tree is written out step by step here (a copy of the lanes per step), independently of the
 // library's leading_tree, so that the two check each other.

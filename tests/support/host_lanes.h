@@ -14,9 +14,9 @@
 // paths its schedules exercised.
 #pragma once
 
-#include <spscan/detail/engine/blocked_association.h>
-#include <spscan/detail/engine/look_back.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/blocked_association.h>
+#include <spscan/detail/common/look_back.h>
+#include <spscan/detail/common/tile_state.h>
 
 #include <cstdint>
 #include <numeric>
@@ -137,7 +137,7 @@ public:
     return window_[w][lane].value;
   }
 
-  // The blocked association's tree of lanes [0, run) (engine/blocked_association.h).
+  // The blocked association's tree of lanes [0, run) (common/blocked_association.h).
   template <class Op>
   Accum tree(int w, int run, Op& op) const
   {

@@ -3,7 +3,7 @@
 //
 // A family (scan_program.h, scan_by_key_program.h, select_program.h) declares:
 //   params          what its programs take, whatever their shape;
-//   shapes          kernel_shapes<Primary, Reduced> (engine/kernel_shape.h): the device's shape;
+//   shapes          kernel_shapes<Primary, Reduced> (classic/kernel_shape.h): the device's shape;
 //   steps<Fitting>  plan_steps<Step...>: the shape and the engines of each window of input size,
 //                   given the device's shape `Fitting`; the first step whose window holds runs,
 //                   and the last one, for_every_size, holds for every size;
@@ -15,14 +15,14 @@
 //                   single-pass kernel as it is).
 // A step names its program, and the ring's program where the ring may take its window. The ring
 // engine runs a step where the device has it, the call suits it and the ring's own limits hold
-// (ring/ring_launch.h: bytes, tiles per SM); the classic engine (engine/launch.h) every other.
+// (ring/ring_launch.h: bytes, tiles per SM); the classic engine (classic/launch.h) every other.
 // The same input in the same shape gives the same bits on either engine; the shape follows the
 // input size, so a floating-point result's bits depend on the size (docs/reproducibility.md).
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/kernel_shape.h>
-#include <spscan/detail/engine/launch.h>
+#include <spscan/detail/classic/kernel_shape.h>
+#include <spscan/detail/classic/launch.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 

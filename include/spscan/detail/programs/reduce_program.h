@@ -1,17 +1,17 @@
 // The reduction of a range to one value, in an association fixed by the input's size and the tile
 // shape, for operators that are associative but not commutative: each tile is folded as the scan
 // folds it (each thread its consecutive elements, then the block scan's total), the tiles run
-// independently (engine/independent_tiles.h), and the tiles' aggregates are reduced the same way,
+// independently (classic/independent_tiles.h), and the tiles' aggregates are reduced the same way,
 // level after level, until one remains. It reads its input once, at the speed of a read, with no
 // look-back; the sharded scans use it for each shard's total.
 #pragma once
 
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/block_scan.h>
-#include <spscan/detail/engine/independent_tiles.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/block_scan.h>
+#include <spscan/detail/classic/independent_tiles.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/iterator/iterator_traits.h>

@@ -1,4 +1,4 @@
-// The by-key scans as a tile program of the single-pass driver (engine/driver.h): inclusive and
+// The by-key scans as a tile program of the single-pass driver (classic/driver.h): inclusive and
 // exclusive scans of the values within each run of equal keys, Thrust's semantics.
 //
 // Segments: element i starts one (is a head) when i == 0 or pred(key[i-1], key[i]) is false, the
@@ -19,13 +19,13 @@
 
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/block_scan.h>
-#include <spscan/detail/engine/exact_association.h>
-#include <spscan/detail/engine/kernel_shape.h>
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/temporary_storage.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/block_scan.h>
+#include <spscan/detail/common/exact_association.h>
+#include <spscan/detail/classic/kernel_shape.h>
+#include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/temporary_storage.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/planner.h>
 #include <spscan/detail/programs/segment_carry.h>
 #include <spscan/detail/programs/segment_heads.h>
@@ -521,7 +521,7 @@ struct scan_by_key_program
 // The by-key tile shapes: 32 elements per data thread at most (their head flags share one word);
 // 128 bytes of values per thread (32 KiB tiles), 256 for 8-byte values (64 KiB tiles, half as many
 // tiles to pass through the look-back), and the reduced shape for GPUs that grant less shared
-// memory (engine/kernel_shape.h). 3 CTAs per SM: more registers than the scan (head flags, carries).
+// memory (classic/kernel_shape.h). 3 CTAs per SM: more registers than the scan (head flags, carries).
 template <int ValueBytes, int BytesPerThread>
 using by_key_shape = tile_shape<ValueBytes, ValueBytes * 32 < BytesPerThread ? ValueBytes * 32 : BytesPerThread, 3>;
 
@@ -535,7 +535,7 @@ struct reduced_scan_by_key_tuning : by_key_shape<int(sizeof(Accum)), 128>
 
 // 8-byte values under an operator whose grouping shows in its bits (doubles), from
 // blocked_input_bytes of values: 32 KiB tiles whose carries combine in the blocked association
-// (engine/blocked_association.h), on both engines, as the doubles' plain scans do; the ring's
+// (common/blocked_association.h), on both engines, as the doubles' plain scans do; the ring's
 // prefix warp takes these 16-byte carries' trees one window at a time (ring/blocked_prefix.h; side
 // by side they spilled: docs/design.md#the-blocked-association).
 template <class Accum>

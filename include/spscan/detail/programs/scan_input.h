@@ -1,7 +1,7 @@
 // How a scan's input reaches a stage of the ring engine (programs/scan_program.h), by the kind of
 // its iterator:
 //  - a raw array whose elements are the output's size: the tile's image, by bulk copy (the vector
-//    layout, engine/tile_io.h);
+//    layout, common/tile_io.h);
 //  - an iterator that reads no memory (counting_iterator, constant_iterator): the reduce squad
 //    computes and folds each lane's own elements in registers, and the scan squad computes them
 //    again, writing their results a 16-byte word at a time (programs/scan_program.h). (A
@@ -23,7 +23,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tile_io.h>
+#include <spscan/detail/common/tile_io.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/iterator/constant_iterator.h>

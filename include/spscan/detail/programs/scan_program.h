@@ -1,8 +1,8 @@
-// The scan as a tile program of the single-pass driver (engine/driver.h): inclusive, inclusive
+// The scan as a tile program of the single-pass driver (classic/driver.h): inclusive, inclusive
 // with an initial value, and exclusive scans of any iterator into any iterator.
 //
-// A tile: each data warp stages its segment of the tile in shared memory (engine/tile_io.h), each
-// thread folds its elements left to right, the block scan (engine/block_scan.h) gives every
+// A tile: each data warp stages its segment of the tile in shared memory (common/tile_io.h), each
+// thread folds its elements left to right, the block scan (common/block_scan.h) gives every
 // thread the fold of the threads before it and the tile's aggregate, the driver exchanges the
 // aggregate for the tile's exclusive prefix, and every element is replaced in place by its scan
 // result and stored. Each element is read once and written once. The carry is the accumulator.
@@ -10,12 +10,12 @@
 
 #include <spscan/detail/accumulator.h>
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/block_scan.h>
-#include <spscan/detail/engine/exact_association.h>
-#include <spscan/detail/engine/kernel_shape.h>
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/block_scan.h>
+#include <spscan/detail/common/exact_association.h>
+#include <spscan/detail/classic/kernel_shape.h>
+#include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/planner.h>
 #include <spscan/detail/programs/scan_input.h>
 #include <spscan/detail/ring/program_support.h>
@@ -514,7 +514,7 @@ template <scan_kind Kind, class Accum, class Tuning, class InputIt, class Output
 using scan_program_for =
   scan_program<Tuning, unwrapped_iterator<InputIt>, unwrapped_iterator<OutputIt>, Accum, Op, Kind, Init>;
 
-// Its two shapes (engine/kernel_shape.h): the measured best, and one that fits every GPU.
+// Its two shapes (classic/kernel_shape.h): the measured best, and one that fits every GPU.
 template <scan_kind Kind, class Accum, class InputIt, class OutputIt, class Op, class Init = Accum>
 using scan_shapes = kernel_shapes<
   scan_program_for<Kind,

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/tile_state.h>
 
 #include <cuda/std/type_traits>
 
@@ -74,7 +74,7 @@ struct segmented_op
 };
 
 // The tile state of a carry whose value has up to 8 bytes: the status in the low byte of one word,
-// the head in bit 8, the epoch (engine/tile_state.h) in bits 9-31, the value in the word's high
+// the head in bit 8, the epoch (common/tile_state.h) in bits 9-31, the value in the word's high
 // half; a 64-bit word for values of up to 4 bytes, a 128-bit one for up to 8 (where the compiler
 // has them, tile_state.h). The general packing
 // would take a 128-bit word for the 4-byte value's 8-byte carry and the split layout for the
@@ -95,7 +95,7 @@ public:
   using carry                  = segment_carry<Value>;
   using word                   = ::cuda::std::conditional_t<narrow, std::uint64_t, word128>;
   static constexpr std::uint32_t max_epoch = (std::uint32_t{1} << 23) - 1; // bits 9-31
-  static constexpr std::uint32_t epoch_layout = narrow ? 4 : 5; // as engine/tile_state.h's
+  static constexpr std::uint32_t epoch_layout = narrow ? 4 : 5; // as common/tile_state.h's
 
   SPSCAN_HOST_DEVICE static std::size_t status_bytes(std::size_t tiles)
   {

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <cub/util_ptx.cuh>

@@ -1,7 +1,7 @@
-// Stream compaction as a tile program of the single-pass driver (engine/driver.h): copy_if,
+// Stream compaction as a tile program of the single-pass driver (classic/driver.h): copy_if,
 // remove_copy_if (the predicate negated) and partition_copy, with or without a stencil.
 //
-// A tile: each data warp stages its segment of the input in shared memory (engine/tile_io.h) and
+// A tile: each data warp stages its segment of the input in shared memory (common/tile_io.h) and
 // tests it; the warps' counts give each warp its offset in the tile and the tile's count, and the
 // driver exchanges that count for the count selected before the tile: the carry is an integer, so
 // the look-back is exact, and the output keeps the input's order. Then each warp writes its
@@ -9,18 +9,18 @@
 // k - (elements selected before it). A segment staged as 16-byte words (a raw, aligned input) is
 // tested a word a lane and its selected elements leave packed (the word-wide code, shared with the
 // ring engine); one staged element by element, a row of 32 elements a ballot. The last tile writes
-// the total where the host reads it (engine/host_result.h), from which the call returns the end
+// the total where the host reads it (common/host_result.h), from which the call returns the end
 // iterator(s): one pass over the input.
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/block_scan.h>
-#include <spscan/detail/engine/kernel_shape.h>
-#include <spscan/detail/engine/host_result.h>
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/temporary_storage.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/block_scan.h>
+#include <spscan/detail/classic/kernel_shape.h>
+#include <spscan/detail/common/host_result.h>
+#include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/temporary_storage.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/planner.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_driver.h>
@@ -56,7 +56,7 @@ struct select_params
 
 struct add_counts
 {
-  static constexpr bool exact_association = true; // integer sums (engine/exact_association.h)
+  static constexpr bool exact_association = true; // integer sums (common/exact_association.h)
   __device__ std::uint64_t operator()(std::uint64_t earlier, std::uint64_t later) const
   {
     return earlier + later;

@@ -1,4 +1,4 @@
-// The ring engine's prefix warp under the blocked association (engine/blocked_association.h): a
+// The ring engine's prefix warp under the blocked association (common/blocked_association.h): a
 // CTA carries B of the last block it has passed, and finds a tile's prefix from it.
 //
 // The running prefix (running_prefix.h's struct) holds B(k - 1) with next == 32k: every aggregate
@@ -17,7 +17,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/blocked_association.h>
+#include <spscan/detail/common/blocked_association.h>
 #include <spscan/detail/ring/running_prefix.h>
 
 namespace spscan::detail::ring

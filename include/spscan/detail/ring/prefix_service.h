@@ -14,12 +14,12 @@
 // others' tile ids are one past those of an unserved call, so the host counts the same ids.
 //
 // The P of tile t lies in the tile states at index `tiles + t` (the launch takes twice the states:
-// the same epochs keep a kept block's earlier P's from reading as this call's, engine/launch.h).
+// the same epochs keep a kept block's earlier P's from reading as this call's, classic/launch.h).
 // The last tile's P is nobody's. The fold is the left fold of the aggregates, from the initial
 // prefix where the call has one: for an exactly associative operator a tree within each window of
 // 32 (any grouping gives the same bits), else each lane's chain through its own tile, so that every
-// result keeps the bits of the per-CTA fold. Under the blocked association (engine/
-// blocked_association.h) the service publishes at index tiles + t the prefix of tile t + 1 in that
+// result keeps the bits of the per-CTA fold. Under the blocked association
+// (common/blocked_association.h) the service publishes at index tiles + t the prefix of tile t + 1 in that
 // association instead (serve_blocked_prefixes): B(k - 1) combined with tree_j(k) for each lane of
 // block k, every lane's tree from the block's chunks, and B(k) at the block's last lane; a
 // client's read is the same.
@@ -39,9 +39,9 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/blocked_association.h>
-#include <spscan/detail/engine/exact_association.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/blocked_association.h>
+#include <spscan/detail/common/exact_association.h>
+#include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/ring/running_prefix.h>
 
 #include <cub/util_ptx.cuh>
@@ -236,7 +236,7 @@ public:
     return cub::ShuffleIndex<warp_threads>(inclusive, run - 1, 0xffffffffu);
   }
 
-  // Each lane's tree from the block's chunks (engine/blocked_association.h): chunk_s of every
+  // Each lane's tree from the block's chunks (common/blocked_association.h): chunk_s of every
   // lane's group by exchanges with the lane 2^s away, then tree_j from the chunks j names.
   template <class State, class Op>
   __device__ Accum publish_blocked_prefixes(

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tile_io.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/tile_io.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/ring/tensor_map.h>
 
 #include <cuda/std/type_traits>

@@ -1,7 +1,7 @@
 // What a tile program provides to run on the ring engine (ring_driver.h), and the defaults of the
-// members it may leave out (engine/optional_members.h; ring_launch.h has the launch's own).
+// members it may leave out (common/optional_members.h; ring_launch.h has the launch's own).
 //
-// A tile program that runs on the ring provides, beside the classic contract (engine/driver.h):
+// A tile program that runs on the ring provides, beside the classic contract (classic/driver.h):
 //   ring_tile_bytes                   the bytes a whole tile takes in its stage (the input's
 //                                     image, and keys or widened elements beside it)
 //   ring_input_tile_bytes, ring_output_tile_bytes   (optional) where the stage holds more than the
@@ -29,7 +29,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/optional_members.h>
+#include <spscan/detail/common/optional_members.h>
 
 #include <cuda/std/type_traits>
 

@@ -19,10 +19,10 @@
 // So loads run ahead of prefixes by up to the ring's depth, and a tile's prefix waits only for
 // aggregates, which wait only for loads: no prefix travels from tile to tile between CTAs.
 // Tile storage kept between calls is counted on as the classic engine counts on it (epochs and a
-// counter that goes on, engine/driver.h, 4.). Other storage (a caller's allocator) is cleared by
+// counter that goes on, classic/driver.h, 4.). Other storage (a caller's allocator) is cleared by
 // the CTAs themselves, which meet at a grid barrier before any role touches it (a cooperative
 // launch), or, where that launch is not possible, by a kernel before, beside which the CTAs
-// start: they set up their barriers, then wait for the clear (engine/dependent_launch.h).
+// start: they set up their barriers, then wait for the clear (common/dependent_launch.h).
 //
 // A last, partial tile is not in the copy engine's view (tensor_map.h): the reduce squad runs it
 // the classic way (Program::run), with the prefix from the prefix warp. Results are the same bits
@@ -39,7 +39,7 @@
 // or widened in the stage, programs/scan_input.h). Results that do not leave as the stage's image
 // (a selection's, whose places depend on the prefix) are stored by the scan squad's threads.
 //
-// A probe may trace each tile through the ring (a tuning's trace hook, engine/tuning.h; the library
+// A probe may trace each tile through the ring (a tuning's trace hook, common/tuning.h; the library
 // names none, and the hook then compiles to nothing): trace_started when the producer has its id,
 // trace_staged when the reduce squad finds it loaded, trace_aggregate when its aggregate is
 // published, trace_prefix_found when the prefix warp has its prefix, trace_prefix_published when
@@ -49,12 +49,12 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/dependent_launch.h>
-#include <spscan/detail/engine/driver.h>
-#include <spscan/detail/engine/optional_members.h>
-#include <spscan/detail/engine/polling_backoff.h>
-#include <spscan/detail/engine/tile_state.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/dependent_launch.h>
+#include <spscan/detail/common/program_contract.h>
+#include <spscan/detail/common/optional_members.h>
+#include <spscan/detail/common/polling_backoff.h>
+#include <spscan/detail/common/tile_state.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
 #include <spscan/detail/ring/blocked_prefix.h>
 #include <spscan/detail/ring/prefix_service.h>
@@ -144,7 +144,7 @@ private:
     return data_ + static_cast<std::size_t>(s) * layout::stage_bytes;
   }
 
-  // The scan squad's threads meet at named barrier 3 (the reduce squad's is 1, engine/driver.h).
+  // The scan squad's threads meet at named barrier 3 (the reduce squad's is 1, classic/driver.h).
   __device__ static void sync_scan_squad()
   {
     __syncwarp();

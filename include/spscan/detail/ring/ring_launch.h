@@ -1,11 +1,11 @@
 // The ring engine's host side: whether it runs on the current device, how deep its ring is there,
-// and its launch. The classic engine (engine/launch.h) takes every call the ring does not.
+// and its launch. The classic engine (classic/launch.h) takes every call the ring does not.
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/kernel_shape.h>
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/optional_members.h>
+#include <spscan/detail/common/device_limits.h>
+#include <spscan/detail/common/tile_storage_launch.h>
+#include <spscan/detail/common/optional_members.h>
 #include <spscan/detail/ring/ring_driver.h>
 #include <spscan/detail/ring/tensor_map.h>
 #include <spscan/detail/thrust_bridge.h>

@@ -3,9 +3,9 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/dependent_launch.h>
-#include <spscan/detail/engine/optional_members.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/dependent_launch.h>
+#include <spscan/detail/common/optional_members.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
 #include <spscan/detail/ring/blocked_prefix.h>
 #include <spscan/detail/ring/prefix_service.h>
@@ -75,7 +75,7 @@ struct ring_layout
   // turns over `result_buffers` of its own, beside one for the last, partial tile (the classic
   // program's storage): as many as fit in 216 KiB with the last tile's region, at most 3 (sm_90
   // gives a CTA 227 KiB; the rest is for the stages), so that the 64 KiB tiles of computed inputs
-  // under exact operators (engine/tuning.h) take 2; with 1 they lost a third
+  // under exact operators (common/tuning.h) take 2; with 1 they lost a third
   // (docs/design.md#computed-transformed-and-widened-inputs).
   static constexpr bool generated     = ring_generates_input_of<Program>::value;
   static constexpr int result_buffers = [] {
@@ -104,7 +104,7 @@ struct ring_options
   int stages;
   bool stores_by_threads;
   int ctas = 0; // 0: one per SM; fewer only in tests (more tiles per CTA, every stage reused)
-  // How storage that is not known to be clear is cleared (engine/dependent_launch.h): by the
+  // How storage that is not known to be clear is cleared (common/dependent_launch.h): by the
   // ring's own CTAs in a cooperative launch; tests also force the clearing kernel before it.
   storage_clear clear = storage_clear::by_the_kernel;
   prefix_service service = prefix_service::by_size; // on the host: which kernel runs (ring_launch.h)

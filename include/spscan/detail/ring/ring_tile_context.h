@@ -1,9 +1,9 @@
-// The tile context the ring gives a tile program (the classic one's interface, engine/driver.h), so
+// The tile context the ring gives a tile program (the classic one's interface, classic/driver.h), so
 // that the last, partial tile runs the classic program code.
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/driver.h>
+#include <spscan/detail/common/program_contract.h>
 #include <spscan/detail/ring/ring_layout.h>
 
 #include <cstddef>
@@ -12,7 +12,7 @@ namespace spscan::detail::ring
 {
 
 // What the ring offers a tile program's threads for one tile: the classic tile context's
-// interface (engine/driver.h), so that the last, partial tile runs the classic program code.
+// interface (classic/driver.h), so that the last, partial tile runs the classic program code.
 template <class Program>
 class ring_tile_context
 {

@@ -7,7 +7,7 @@
 // holds, strictly left to right:
 //   prefix(t) = op(...op(op(prefix(p), a(p)), a(p + 1))..., a(t - 1)),
 // which is, bit for bit, the left fold of every aggregate before t that the classic look-back
-// computes (engine/look_back.h): the association depends on the input size and tile shape only.
+// computes (common/look_back.h): the association depends on the input size and tile shape only.
 //
 // The reads of those states are independent of each other (their addresses are known), so one
 // round of reads covers the whole gap; the fold waits only where an aggregate is not yet there.
@@ -22,8 +22,8 @@
 //   Accum value(int w, int lane)       that lane's value as of window w's last share(), in every
 //                                      lane (a window not shared since the read gives stale values)
 //   Accum reduce(int w, int run, op)   the fold of lanes [0, run) of window w, in every lane, in the
-//                                      tree of engine/blocked_association.h (for exactly associative
-//                                      operators, engine/exact_association.h, it equals the left fold;
+//                                      tree of common/blocked_association.h (for exactly associative
+//                                      operators, common/exact_association.h, it equals the left fold;
 //                                      the blocked association is defined by it); any value where run
 //                                      is 0 (the caller ignores it)
 //   void pause()                       back off before reading again
@@ -32,12 +32,12 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/blocked_association.h>
-#include <spscan/detail/engine/exact_association.h>
-#include <spscan/detail/engine/optional_members.h>
-#include <spscan/detail/engine/polling_backoff.h>
-#include <spscan/detail/engine/tile_state.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/blocked_association.h>
+#include <spscan/detail/common/exact_association.h>
+#include <spscan/detail/common/optional_members.h>
+#include <spscan/detail/common/polling_backoff.h>
+#include <spscan/detail/common/tile_state.h>
+#include <spscan/detail/common/tuning.h>
 
 #include <cub/util_ptx.cuh>
 

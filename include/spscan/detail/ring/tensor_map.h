@@ -1,7 +1,7 @@
 // The ring engine's view of a contiguous array for the copy engine: its bytes as rows of 128,
 // a 2D tensor whose boxes land in shared memory with the 128-byte swizzle. That swizzle puts the
 // 16-byte word i of a 1024-byte aligned block at word i ^ ((i / 8) % 8), which is the layout of
-// the engine's vector slices (engine/tile_io.h): a tile brought in by one bulk copy is read by the
+// the engine's vector slices (common/tile_io.h): a tile brought in by one bulk copy is read by the
 // tile programs' code unchanged, and stored back the same way.
 //
 // Only whole rows are in the tensor (n * sizeof(T) / 128 of them); the ring engine loads and
@@ -9,7 +9,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/device_context.h>
+#include <spscan/detail/common/device_context.h>
 
 #include <cuda.h>
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/temporary_storage.h>
+#include <spscan/detail/common/temporary_storage.h>
 #include <spscan/detail/programs/reduce_program.h>
 #include <spscan/detail/programs/scan_program.h>
 #include <spscan/detail/route.h>

@@ -11,7 +11,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/tuning.h>
 
 #include <cub/util_ptx.cuh>
 #include <cub/warp/warp_scan.cuh>

@@ -1,27 +1,22 @@
-// The driver's host side: sizes and takes the temporary storage (tile states and the tile
-// counter, temporary_storage.h), counts on what the last call left in kept storage or clears it
-// (dependent_launch.h), launches the driver (driver.h) for a tile
-// program, and finishes the call the way Thrust does (stream, errors, synchronization). A single
-// tile is launched alone, with no temporary storage.
+// A call's tile storage, on either engine: sizes and takes it (tile states and the tile counter,
+// temporary_storage.h), counts on what the last call left in kept storage or clears it
+// (dependent_launch.h); and prepares a kernel's shared memory once per device and context.
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/dependent_launch.h>
-#include <spscan/detail/engine/device_context.h>
-#include <spscan/detail/engine/driver.h>
-#include <spscan/detail/engine/temporary_storage.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/dependent_launch.h>
+#include <spscan/detail/common/device_context.h>
+#include <spscan/detail/common/program_contract.h>
+#include <spscan/detail/common/temporary_storage.h>
+#include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace spscan::detail
 {
-
-// Shared memory a CTA of the driver takes with this program.
-template <class Program>
-constexpr std::size_t shared_bytes_of = sizeof(driver_shared<Program>);
 
 // Prepares a kernel, once per device and context (a reset forgets it): allows it its dynamic
 // shared memory and asks for the largest shared-memory carveout (the tile stays in shared memory,
@@ -49,7 +44,7 @@ void prepare_kernel(std::size_t shared_bytes)
   }
 }
 
-// What a call on storage kept between calls does (driver.h, 4.), on either engine: no clearing
+// What a call on storage kept between calls does (classic/driver.h, 4.), on either engine: no clearing
 // before or after. It takes the epoch after the last call's and the tile counter where the last
 // call left it (storage_tags). Only where the tags do not vouch for the bytes it needs (a larger
 // call, the block's first, one after other work wrote to it, or one whose status words lie
@@ -162,39 +157,6 @@ void with_tile_storage(cuda_policy<Derived>& policy,
       launch(clear_storage(base, zeroed, stream, storage_clear::beside_dependent_launch));
     }
   }
-}
-
-// Runs `Program` over `n` elements (tiles of Program::tuning::tile_items) on the policy's stream.
-template <class Program, class Derived>
-void launch_single_pass(cuda_policy<Derived>& policy, const typename Program::params& program, std::size_t n)
-{
-  using params = driver_params<Program>;
-  using state  = typename params::state;
-  constexpr std::size_t tile_items = Program::tuning::tile_items;
-  if (n != 0)
-  {
-    params p{program, (n + tile_items - 1) / tile_items, state{}, nullptr, 0};
-    const cudaStream_t stream = stream_of(policy);
-    // An error left pending by earlier, unrelated work is not this call's: Thrust clears it
-    // before launching, and so does spscan, so the check after the launch sees only its own.
-    cudaGetLastError();
-    constexpr std::size_t shared_bytes = shared_bytes_of<Program>;
-    constexpr unsigned cta_threads     = cta_threads_of<Program>;
-    prepare_kernel<single_pass_kernel<Program>>(shared_bytes);
-    if (p.tiles == 1)
-    {
-      single_pass_kernel<Program><<<1, cta_threads, shared_bytes, stream>>>(p);
-      throw_if_failed(cudaGetLastError(), "spscan: kernel launch failed");
-    }
-    else
-    {
-      // Each CTA takes one id.
-      with_tile_storage(policy, p, stream, storage_clear::memset_first, p.tiles, p.tiles, [&](const storage_launch& launch) {
-        return launch(single_pass_kernel<Program>, static_cast<unsigned>(p.tiles), cta_threads, shared_bytes, stream, p);
-      });
-    }
-  }
-  finish_call(policy, "spscan: failed to synchronize");
 }
 
 } // namespace spscan::detail

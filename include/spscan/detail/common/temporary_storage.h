@@ -30,7 +30,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/device_context.h>
+#include <spscan/detail/common/device_context.h>
 #include <spscan/detail/par_policy.h>
 #include <spscan/detail/thrust_bridge.h>
 
@@ -49,7 +49,7 @@ namespace spscan::detail
 template <class Derived>
 constexpr bool takes_pooled_storage = is_thrust_policy_without_allocator<Derived> || is_spscan_policy_without_allocator<Derived>;
 
-// What the engines' epochs need to know of a kept block (engine/launch.h): how many of
+// What the engines' epochs need to know of a kept block (classic/launch.h): how many of
 // its first bytes hold only zeros and status words of `layout` (tile_state.h's epoch_layout) of
 // epochs up to `epoch` (0 bytes: nothing known), and where the 64-bit tile counter stands.
 struct storage_tags

@@ -39,7 +39,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/tile_state.h>
 
 #include <nv/target>
 

@@ -21,7 +21,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/tuning.h>
 
 #include <thrust/iterator/iterator_traits.h>
 

@@ -20,28 +20,17 @@
 //     storage is cleared before the call (a caller's allocator, a graph), and the counter starts
 //     at 0. The ring engine (ring/ring_driver.h) counts on its storage the same way.
 //
-// What travels through the look-back is the program's `carry`, combined by the program's
-// `carry_op` (associative, not necessarily commutative), always as op(earlier, later).
 //
-// A tile program provides:
-//   using carry, tuning (tile shape: threads, items, tile_items, look_back_depth...), params,
-//   shared_storage;
-//   static constexpr bool has_initial_prefix;   the first tile's exclusive prefix exists (an init)
-//   static carry initial_prefix(const params&);
-// optionally, where the init is known only on the device and may be absent,
-//   static bool initial_prefix_present(const params&);
-//   static <op> carry_op(params&);
-//   template <class Tile> static void run(params&, shared_storage&, const Tile&);   data warps
-// and optionally `absorbing`, the carries that absorb what precedes them (look_back.h).
+// What a tile program provides, to this driver and the ring's: common/program_contract.h.
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/blocked_look_back.h>
-#include <spscan/detail/engine/look_back.h>
-#include <spscan/detail/engine/optional_members.h>
-#include <spscan/detail/engine/polling_backoff.h>
-#include <spscan/detail/engine/tile_state.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/common/blocked_look_back.h>
+#include <spscan/detail/common/look_back.h>
+#include <spscan/detail/common/polling_backoff.h>
+#include <spscan/detail/common/program_contract.h>
+#include <spscan/detail/common/tile_state.h>
+#include <spscan/detail/common/tuning.h>
 
 #include <cub/util_ptx.cuh>
 
@@ -49,32 +38,6 @@
 
 namespace spscan::detail
 {
-
-// Everything a launch of the driver needs: the program's parameters and the look-back's state.
-template <class Program>
-struct driver_params
-{
-  using carry = typename Program::carry;
-  using state = tile_state_for<carry>;
-
-  typename Program::params program;
-  std::size_t tiles;
-  state tiles_state;
-  std::uint32_t* tile_counter; // null when tiles == 1; its first two words: the 64-bit id counter
-  // Bytes from tile_counter on that the CTAs of a clearing launch clear before any of them reads
-  // them (dependent_launch.h, take_cleared_storage); 0: they are clear, or being cleared before.
-  std::size_t clear_first_bytes;
-  // The 64-bit tile counter before the call's first id (4. above).
-  std::uint64_t first_tile_id = 0;
-};
-
-// Takes the call's next tile id (4. above): the call's first CTA to ask gets 0.
-template <class Program>
-__device__ std::uint64_t take_tile_id(const driver_params<Program>& p)
-{
-  auto& counter = *reinterpret_cast<std::uint64_t*>(p.tile_counter);
-  return device_atomic_ref<std::uint64_t>(counter).fetch_add(1, ::cuda::std::memory_order_relaxed) - p.first_tile_id;
-}
 
 template <class Program>
 struct driver_shared
@@ -85,38 +48,6 @@ struct driver_shared
   alignas(carry) unsigned char prefix[sizeof(carry)];
   std::uint32_t tile_id;
 };
-
-template <class Program>
-constexpr int data_threads_of = Program::tuning::threads;
-
-// Program::absorbing where a program names it (its carries' absorbing values, look_back.h), else
-// nothing_absorbs.
-template <class Program>
-using absorbing_of = member_type_or<nothing_absorbs, Program, member_absorbing>;
-
-// Whether the program's first tile starts from an initial prefix in this launch: never, always, or
-// as Program::initial_prefix_present says where the program has it.
-template <class Program>
-using initial_prefix_present_member = decltype(&Program::template initial_prefix_present<>);
-template <class Program>
-using initial_prefix_may_be_absent = has_member<Program, initial_prefix_present_member>;
-
-template <class Program>
-__device__ bool initial_prefix_exists(const typename Program::params& p)
-{
-  if constexpr (!Program::has_initial_prefix)
-  {
-    return false;
-  }
-  else if constexpr (initial_prefix_may_be_absent<Program>::value)
-  {
-    return Program::initial_prefix_present(p);
-  }
-  else
-  {
-    return true;
-  }
-}
 
 // The data warps and the look-back warp.
 template <class Program>
@@ -182,7 +113,7 @@ struct warp_lanes
     }
     return cub::ShuffleIndex<warp_threads>(v, from_lane, 0xffffffffu);
   }
-  // The blocked association's tree of lanes [0, run) (engine/blocked_association.h).
+  // The blocked association's tree of lanes [0, run) (common/blocked_association.h).
   template <class Op>
   __device__ Accum tree(int w, int run, Op& op) const
   {
@@ -201,19 +132,8 @@ private:
   }
 };
 
-// Named barriers (ids 1 and 2; __syncthreads is 0), since the two kinds of warps reach them at
-// different places in the code. Barrier 1: the data warps only (the look-back warp may still be
-// looking back). Barrier 2: all warps, once the prefix and the tile's aggregate are known. Lanes
-// come to them from `if (lane == 0)` publications: each warp is reconverged first (__syncwarp),
-// and the barrier is the non-aligned form, since compute-sanitizer's synccheck reported divergent
-// arrivals at `bar.sync`.
-template <class Program>
-__device__ void sync_data_warps()
-{
-  __syncwarp();
-  asm volatile("barrier.sync 1, %0;" ::"r"(data_threads_of<Program>) : "memory");
-}
-
+// Named barrier 2 (1 is the data warps': program_contract.h, sync_data_warps): all warps, once
+// the prefix and the tile's aggregate are known; reconverged first and non-aligned, as barrier 1.
 template <class Program>
 __device__ void meet_look_back_warp()
 {

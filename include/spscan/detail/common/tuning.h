@@ -3,7 +3,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/optional_members.h>
+#include <spscan/detail/common/optional_members.h>
 
 #include <cuda/std/type_traits>
 

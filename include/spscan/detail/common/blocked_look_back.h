@@ -1,4 +1,4 @@
-// The classic engine's look-back under the blocked association (engine/blocked_association.h):
+// The classic engine's look-back under the blocked association (common/blocked_association.h):
 // the exclusive prefix of a tile from its predecessors' published states, where only the last
 // tile of each block of 32 publishes a P (the block's B) and every other tile its A only.
 //
@@ -17,16 +17,16 @@
 // side by side, so their shuffles overlap; reads nearer the tile than the one that found the B are
 // made again on the way (every tile there has published by then).
 //
-// `Lanes` as for exclusive_prefix_of (engine/look_back.h), with load taking an end (lanes whose
+// `Lanes` as for exclusive_prefix_of (common/look_back.h), with load taking an end (lanes whose
 // tile is at or past it read nothing: status_out_of_range), plus
 //   Accum tree(int w, int run, Op&)   tree_run of window w's lanes [0, run), in every lane (any value
 //                                     where run is 0)
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/blocked_association.h>
-#include <spscan/detail/engine/look_back.h>
-#include <spscan/detail/engine/tile_state.h>
+#include <spscan/detail/common/blocked_association.h>
+#include <spscan/detail/common/look_back.h>
+#include <spscan/detail/common/tile_state.h>
 
 namespace spscan::detail
 {

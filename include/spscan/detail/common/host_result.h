@@ -12,7 +12,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/device_context.h>
+#include <spscan/detail/common/device_context.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <cstddef>

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/engine/launch.h>
-#include <spscan/detail/engine/tuning.h>
+#include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
 
 namespace spscan::detail

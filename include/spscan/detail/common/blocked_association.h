@@ -15,7 +15,7 @@
 // builds it from the block's 32 aggregates (the same tree and two steps) onto the block before,
 // and so on back to a published B or the start. Between blocks the chain is two steps where the
 // left fold has 32. Every grouping is fixed by the tile index and the tile shape alone: results
-// are reproducible as under the left fold, and the same on both engines (engine/blocked_look_back.h,
+// are reproducible as under the left fold, and the same on both engines (common/blocked_look_back.h,
 // ring/blocked_prefix.h). Operands are always combined (earlier, later): ops need only be associative.
 //
 // tree_j: the lanes of a warp hold A_32k+l in lane l; at offsets 1, 2, 4, 8 and 16 every lane l with
