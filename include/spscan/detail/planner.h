@@ -87,8 +87,8 @@ struct for_every_size
   }
 };
 
-// A step that exists only where `Exists` (a shape some types or devices do not have): the
-// step's programs are named, never instantiated, where it does not.
+// What step_if<Exists, Step> is where the step's shape does not exist (for some types, or in the
+// reduced shape): it never holds, and Step's programs are named there, never instantiated.
 struct no_step
 {
   using program      = void;
@@ -103,9 +103,7 @@ using step_if = ::cuda::std::conditional_t<Exists, Step, no_step>;
 
 template <class... Steps>
 struct plan_steps
-{
-  static constexpr std::size_t size = sizeof...(Steps);
-};
+{};
 
 template <class Step>
 constexpr bool covers_every_size = false;
