@@ -10,9 +10,11 @@
 #   newest   the toolkit's nvcc with the newest CCCL headers (CCCL 3.5, from PyPI)
 #   cuda12   nvcc 12.4 with CCCL 2.8 (scripts/install-compat-toolchains.sh)
 # The toolchains install into build/toolchains; each configuration builds in build/compat/<name>
-# (tests only: the examples and the benchmark use nothing the tests do not), with a slice of the
-# type matrix (tests/matrix): for sm_90 with the newest CCCL's headers, and for sm_70, sm_80 and
-# sm_90 with nvcc 12 (nvcc 13 builds no sm_70).
+# (tests only: the examples and the benchmark use nothing the tests do not). The test programs'
+# device code goes through the front end only (SPSCAN_TESTS_SYNTAX_ONLY: their GPU tests could not
+# run here anyway), and a slice of the type matrix (tests/matrix) is compiled to machine code, so
+# that each toolchain's code generation is checked too: for sm_90 with the newest CCCL's headers,
+# and for sm_70, sm_80 and sm_90 with nvcc 12 (nvcc 13 builds no sm_70).
 #
 # Usage: scripts/compat.sh [--native-build DIR] [--jobs N]
 #   --native-build DIR   the native configuration is already built in DIR (scripts/run-tests.sh's
@@ -56,7 +58,8 @@ run_configuration() {
   local ok=1
   if [[ $build == build ]]; then
     local options=(-DCMAKE_BUILD_TYPE=Release -DSPSCAN_BUILD_EXAMPLES=OFF -DSPSCAN_BUILD_BENCH=OFF
-      -DCMAKE_CUDA_COMPILER="$nvcc" -DSPSCAN_TYPE_MATRIX=SLICE "-DSPSCAN_TYPE_MATRIX_ARCHITECTURES=$matrix_architectures")
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DSPSCAN_TESTS_SYNTAX_ONLY=ON
+      -DSPSCAN_TYPE_MATRIX=SLICE "-DSPSCAN_TYPE_MATRIX_ARCHITECTURES=$matrix_architectures")
     # -I, not -isystem: the toolkit's own include directory is a -I one, searched before every
     # -isystem one, and it holds an older <nv/target>.
     [[ -n $cccl ]] && options+=("-DCMAKE_CUDA_FLAGS=-I$cccl")

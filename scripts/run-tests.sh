@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 source scripts/env.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPSCAN_TESTS_SYNTAX_ONLY=OFF
 cmake --build build --target spscan_tests --parallel "${SPSCAN_BUILD_JOBS:-$(nproc)}"
 ctest --test-dir build --output-on-failure --parallel "${SPSCAN_TEST_JOBS:-2}"

@@ -29,6 +29,7 @@
 #include <spscan/detail/common/look_back.h>
 #include <spscan/detail/common/polling_backoff.h>
 #include <spscan/detail/common/program_contract.h>
+#include <spscan/detail/common/tile_position.h>
 #include <spscan/detail/common/tile_state.h>
 #include <spscan/detail/common/tuning.h>
 
@@ -141,48 +142,19 @@ __device__ void meet_look_back_warp()
   asm volatile("barrier.sync 2, %0;" ::"r"(cta_threads_of<Program>) : "memory");
 }
 
-// What the driver offers a tile program's data threads.
+// What the driver offers a tile program's data threads (common/tile_position.h): the exchange
+// through the look-back, and the tuning's trace hook.
 template <class Program>
-class tile_context
+class tile_context : public tile_position<Program>
 {
 public:
   using carry = typename Program::carry;
 
   __device__ tile_context(driver_params<Program>& p, driver_shared<Program>& shared, std::size_t tile)
-      : p_(p)
+      : tile_position<Program>(p.program, tile)
+      , p_(p)
       , shared_(shared)
-      , tile_(tile)
   {}
-
-  __device__ std::size_t index() const
-  {
-    return tile_;
-  }
-
-  // Where the tile starts in an input of n elements, and how many of its elements exist (all of
-  // them but in the last tile).
-  __device__ std::size_t first_item() const
-  {
-    return tile_ * Program::tuning::tile_items;
-  }
-  __device__ int items_of(std::size_t n) const
-  {
-    const std::size_t remaining = n - first_item();
-    return remaining >= static_cast<std::size_t>(Program::tuning::tile_items) ? Program::tuning::tile_items
-                                                                              : static_cast<int>(remaining);
-  }
-
-  // Whether exchange() returns a prefix: every tile but the first, and the first where the
-  // program has an initial prefix.
-  __device__ bool has_prefix() const
-  {
-    return tile_ > 0 || initial_prefix_exists<Program>(p_.program);
-  }
-
-  __device__ void sync_data_warps() const
-  {
-    detail::sync_data_warps<Program>();
-  }
 
   // Called by every data thread once, with the tile's aggregate in thread 0: publishes it, waits
   // for the look-back warp's exclusive prefix, publishes the inclusive prefix, and returns the
@@ -245,9 +217,9 @@ private:
     return aggregate;
   }
 
+  using tile_position<Program>::tile_;
   driver_params<Program>& p_;
   driver_shared<Program>& shared_;
-  std::size_t tile_;
 };
 
 template <class Program>
@@ -287,12 +259,8 @@ __device__ void run_tile(driver_params<Program>& p, driver_shared<Program>& shar
       carry prefix;
       if constexpr (blocked_association_of<tuning>::value)
       {
-        maybe_value<carry> initial{{}, initial_prefix_exists<Program>(p.program)};
-        if (initial.present)
-        {
-          initial.value = Program::initial_prefix(p.program);
-        }
-        prefix = blocked_exclusive_prefix_of(p.tiles_state, static_cast<long long>(tile), initial, op, lanes);
+        prefix = blocked_exclusive_prefix_of(
+          p.tiles_state, static_cast<long long>(tile), initial_prefix_of<Program>(p.program), op, lanes);
       }
       else
       {

@@ -9,6 +9,7 @@
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/classic/launch.h>
+#include <spscan/detail/common/tile_position.h>
 #include <spscan/detail/common/tuning.h>
 #include <spscan/detail/thrust_bridge.h>
 
@@ -22,51 +23,35 @@ struct independent_tiles_params
   typename Program::carry* aggregates; // one per tile
 };
 
-// What the tile program's data threads see, as from the driver's tile_context.
+// What the tile program's threads see (common/tile_position.h): every thread is a data thread,
+// and no tile has a prefix.
 template <class Program>
-class independent_tile
+class independent_tile : public tile_position<Program>
 {
 public:
   using carry = typename Program::carry;
 
   __device__ independent_tile(const independent_tiles_params<Program>& p, std::size_t tile)
-      : p_(p)
-      , tile_(tile)
+      : tile_position<Program>(p.program, tile)
+      , aggregates_(p.aggregates)
   {}
 
-  __device__ std::size_t index() const
-  {
-    return tile_;
-  }
-  __device__ std::size_t first_item() const
-  {
-    return tile_ * Program::tuning::tile_items;
-  }
   __device__ bool has_prefix() const
   {
     return false;
-  }
-  // Every thread is a data thread. The non-aligned barrier, as in the driver: warps of a partial
-  // tile reach it from different code (vector and element paths of a program).
-  __device__ void sync_data_warps() const
-  {
-    __syncwarp();
-    asm volatile("barrier.sync 1, %0;" ::"r"(Program::tuning::threads) : "memory");
   }
   // Thread 0 holds the aggregate; the returned prefix is never defined (has_prefix()).
   __device__ carry exchange(const carry& aggregate) const
   {
     if (threadIdx.x == 0)
     {
-      p_.aggregates[tile_] = aggregate;
+      aggregates_[this->tile_] = aggregate;
     }
     return carry{};
   }
-  __device__ void trace(trace_stage) const {}
 
 private:
-  const independent_tiles_params<Program>& p_;
-  std::size_t tile_;
+  carry* aggregates_;
 };
 
 template <class Program>

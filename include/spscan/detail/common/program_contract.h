@@ -18,6 +18,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/common/blocked_association.h>
 #include <spscan/detail/common/look_back.h>
 #include <spscan/detail/common/optional_members.h>
 #include <spscan/detail/common/tile_state.h>
@@ -87,6 +88,18 @@ __device__ bool initial_prefix_exists(const typename Program::params& p)
   {
     return true;
   }
+}
+
+// The prefix the launch's first tile starts from: the program's initial prefix, where it exists.
+template <class Program>
+__device__ maybe_value<typename Program::carry> initial_prefix_of(const typename Program::params& p)
+{
+  maybe_value<typename Program::carry> initial{{}, initial_prefix_exists<Program>(p)};
+  if (initial.present)
+  {
+    initial.value = Program::initial_prefix(p);
+  }
+  return initial;
 }
 
 // Named barrier 1 (__syncthreads is 0): the data warps only, while the classic engine's

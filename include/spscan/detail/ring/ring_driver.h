@@ -283,14 +283,9 @@ private:
   // the single warp carries the B of the blocks it has passed instead (blocked_prefix.h).
   __device__ void prefix_warp(int turn)
   {
-    auto op                  = Program::carry_op(p_.program);
-    const bool initial_given = initial_prefix_exists<Program>(p_.program);
-    running_prefix<carry> prefix{}; // the prefix of the CTA's first tile starts from the initial one
-    prefix.present = initial_given;
-    if (initial_given)
-    {
-      prefix.value = Program::initial_prefix(p_.program);
-    }
+    auto op                          = Program::carry_op(p_.program);
+    const maybe_value<carry> initial = initial_prefix_of<Program>(p_.program);
+    running_prefix<carry> prefix{initial.value, initial.present, 0}; // where the first tile starts
     forward_lanes<carry, layout::prefix_windows> lanes(layout::lane_values_bytes > 0 ? lane_values_ + turn : nullptr);
     ring_cursor at{stages_};
     for (int i = 0; i < turn; ++i)
@@ -344,7 +339,7 @@ private:
           control& b = controls_[before.stage];
           b.prefixed.wait(before.parity);
           running_prefix<carry> known{};
-          known.present = previous > 0 || initial_given;
+          known.present = previous > 0 || initial.present;
           if (known.present)
           {
             known.value = *reinterpret_cast<const carry*>(b.prefix);
@@ -399,21 +394,16 @@ private:
       }
       if (tile == serves_prefixes)
       {
-        auto op = Program::carry_op(p_.program);
-        running_prefix<carry> start{};
-        start.present = initial_given;
-        if (initial_given)
-        {
-          start.value = Program::initial_prefix(p_.program);
-        }
+        auto op                          = Program::carry_op(p_.program);
+        const maybe_value<carry> initial = initial_prefix_of<Program>(p_.program);
         service_lanes<carry, service_read_windows> lanes;
         if constexpr (layout::blocked)
         {
-          serve_blocked_prefixes(p_.tiles_state, p_.tiles, maybe_value<carry>{start.value, start.present}, op, lanes);
+          serve_blocked_prefixes(p_.tiles_state, p_.tiles, initial, op, lanes);
         }
         else
         {
-          serve_prefixes(p_.tiles_state, p_.tiles, start, op, lanes);
+          serve_prefixes(p_.tiles_state, p_.tiles, running_prefix<carry>{initial.value, initial.present, 0}, op, lanes);
         }
         return;
       }
