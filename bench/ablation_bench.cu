@@ -22,7 +22,7 @@ static const char* bench_name = "ablation_bench";
 #include "ablation/device_schemes.h"
 #include "bench_support.h"
 
-#include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/scan_plan.h>
 #include <spscan/scan.h>
 
 #include <thrust/execution_policy.h>

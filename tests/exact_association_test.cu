@@ -3,7 +3,7 @@
 // could be non-associative, and then a tree would make results depend on timing) and bool do not.
 // No GPU needed.
 #include <spscan/detail/common/exact_association.h>
-#include <spscan/detail/programs/select_program.h>
+#include <spscan/detail/programs/select_plan.h>
 
 #include <thrust/functional.h>
 

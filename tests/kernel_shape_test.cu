@@ -4,8 +4,8 @@
 // error; the reduced shape fits what every GPU grants. On the CPU the choice is made against
 // faked limits; on the GPU against the real ones, and the reduced shape's results are checked.
 #include <spscan/detail/classic/kernel_shape.h>
-#include <spscan/detail/programs/scan_by_key_program.h>
-#include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/scan_by_key_plan.h>
+#include <spscan/detail/programs/scan_plan.h>
 #include <spscan/scan.h>
 
 #include <thrust/device_vector.h>

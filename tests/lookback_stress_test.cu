@@ -19,7 +19,7 @@
 // single warp scan and warp 0, the only warp, also does the look-back); 64 threads x 2 items
 // covers two warps with a multi-item thread fold. The first reads four windows per look-back read,
 // the second one.
-#include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/scan_plan.h>
 
 #include <thrust/execution_policy.h>
 

@@ -3,9 +3,9 @@
 // element's bytes and the device's tile shape only, so it is checked here on the CPU; the GPU
 // tests check what each step computes.
 #include <spscan/detail/planner.h>
-#include <spscan/detail/programs/scan_by_key_program.h>
-#include <spscan/detail/programs/scan_program.h>
-#include <spscan/detail/programs/select_program.h>
+#include <spscan/detail/programs/scan_by_key_plan.h>
+#include <spscan/detail/programs/scan_plan.h>
+#include <spscan/detail/programs/select_plan.h>
 
 #include <thrust/functional.h>
 

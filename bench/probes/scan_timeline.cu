@@ -30,9 +30,9 @@
 static const char* bench_name = "scan_timeline";
 #include "bench_support.h"
 
-#include <spscan/detail/programs/scan_by_key_program.h>
-#include <spscan/detail/programs/scan_program.h>
-#include <spscan/detail/programs/select_program.h>
+#include <spscan/detail/programs/scan_by_key_plan.h>
+#include <spscan/detail/programs/scan_plan.h>
+#include <spscan/detail/programs/select_plan.h>
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/scan.h>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <spscan/detail/accumulator.h>
-#include <spscan/detail/programs/scan_by_key_program.h>
+#include <spscan/detail/programs/scan_by_key_plan.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/thrust_bridge.h>
 

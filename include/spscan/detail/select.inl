@@ -12,7 +12,7 @@
 #pragma once
 
 #include <spscan/detail/accumulator.h>
-#include <spscan/detail/programs/select_program.h>
+#include <spscan/detail/programs/select_plan.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/thrust_bridge.h>
 

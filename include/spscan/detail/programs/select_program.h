@@ -21,7 +21,7 @@
 #include <spscan/detail/common/temporary_storage.h>
 #include <spscan/detail/common/tile_io.h>
 #include <spscan/detail/common/tuning.h>
-#include <spscan/detail/planner.h>
+#include <spscan/detail/programs/selection_rows.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/ring/ring_driver.h>
 #include <spscan/detail/ring/ring_launch.h>
@@ -248,12 +248,12 @@ struct select_program
   // The word-wide code, for a warp's whole segment staged as 16-byte words: in the classic tile
   // (select_words) and on the ring engine, where a few warps test and write whole tiles alone (a
   // row of 32 elements per ballot cost about 4x the instructions there). Word row r of a warp's
-  // segment is its words 32 r + lane, and
-  // a lane keeps one bit per element it tested, bit r * per_word + k for element k of its word in
-  // row r (items <= 32 bits). The output is the row code's: every selected element, in input order.
+  // segment is its words 32 r + lane, and a lane keeps one bit per element it tested, bit
+  // r * per_word + k for element k of its word in row r (items <= 32 bits; the rows' counts:
+  // selection_rows.h). The output is the row code's: every selected element, in input order.
   static constexpr int per_word  = vectors::per_word;
   static constexpr int word_rows = vectors::words_per_lane;
-  static constexpr std::uint32_t row_mask = per_word == 32 ? ~0u : (1u << per_word) - 1u;
+  static constexpr std::uint32_t row_mask = word_row_mask<per_word>;
 
   // Elements of 8 bytes and partition_copy's two outputs keep each lane's own stores; the others
   // are packed in the warp's slice first (write_words).
@@ -282,66 +282,11 @@ struct select_program
     return bits;
   }
 
-  // The sum of `count` over the warp, in every lane.
-  __device__ static std::uint32_t warp_sum(std::uint32_t count)
-  {
-#pragma unroll
-    for (int offset = warp_threads / 2; offset > 0; offset /= 2)
-    {
-      count += __shfl_xor_sync(0xffffffffu, count, offset);
-    }
-    return count;
-  }
-
-  // The selected elements of each row of a warp's segment before each lane's word, and each row's
-  // total: the rows' warp scans run side by side, two rows to a 32-bit word (16-bit fields: a row
-  // holds at most 32 * per_word <= 1024), so that their exchanges overlap instead of waiting on
-  // each other row after row.
-  static constexpr int row_pairs = (word_rows + 1) / 2;
-  struct row_counts
-  {
-    std::uint32_t exclusive[row_pairs];
-    std::uint32_t totals[row_pairs];
-
-    __device__ std::uint32_t before(int r) const
-    {
-      return (exclusive[r / 2] >> ((r % 2) * 16)) & 0xffffu;
-    }
-    __device__ std::uint32_t total(int r) const
-    {
-      return (totals[r / 2] >> ((r % 2) * 16)) & 0xffffu;
-    }
-  };
-
+  // The selected elements of each row before each lane's word, and each row's total.
+  using row_counts = word_row_counts<word_rows, per_word>;
   __device__ static row_counts count_rows(std::uint32_t bits, int lane)
   {
-    row_counts rows;
-    std::uint32_t through[row_pairs];
-#pragma unroll
-    for (int q = 0; q < row_pairs; ++q)
-    {
-      const std::uint32_t low  = __popc((bits >> (2 * q * per_word)) & row_mask);
-      const std::uint32_t high = 2 * q + 1 < word_rows ? __popc((bits >> ((2 * q + 1) * per_word)) & row_mask) : 0u;
-      rows.exclusive[q]        = low | high << 16;
-      through[q]               = rows.exclusive[q];
-    }
-#pragma unroll
-    for (int offset = 1; offset < warp_threads; offset *= 2)
-    {
-#pragma unroll
-      for (int q = 0; q < row_pairs; ++q)
-      {
-        const std::uint32_t lower = __shfl_up_sync(0xffffffffu, through[q], offset);
-        through[q] += lane >= offset ? lower : 0u;
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < row_pairs; ++q)
-    {
-      rows.exclusive[q] = through[q] - rows.exclusive[q];
-      rows.totals[q]    = __shfl_sync(0xffffffffu, through[q], warp_threads - 1);
-    }
-    return rows;
+    return count_word_rows<word_rows, per_word>(bits, lane);
   }
 
   // Writes out the selected (and rejected) elements of this lane's words, the warp's selected ones
@@ -445,62 +390,9 @@ struct select_program
 
   // Where the selected elements are packed, the scan squad is the ring's queue (1.4-1.9 us a tile
   // against the reduce squad's 0.8), so the reduce squad counts the rows and keeps the counts in
-  // the stage: the counts before each lane's word in fields of 8 bits where they fit (at most
-  // 31 * per_word), else 16, and each warp's row totals (int64, which stores from the lanes, lost
-  // by it).
-  static constexpr int row_field_bits      = (warp_threads - 1) * per_word < 256 ? 8 : 16;
-  static constexpr int row_fields_per_word = 32 / row_field_bits;
-  static constexpr int kept_row_words      = (word_rows + row_fields_per_word - 1) / row_fields_per_word;
-  struct kept_rows
-  {
-    std::uint32_t before[kept_row_words][threads];
-    std::uint16_t totals[warps][word_rows];
-
-    // Reduce squad thread `rank` keeps its rows' counts (the warp's last lane, the totals too).
-    __device__ void keep(const row_counts& rows, int rank)
-    {
-      std::uint32_t fields[kept_row_words] = {};
-#pragma unroll
-      for (int r = 0; r < word_rows; ++r)
-      {
-        fields[r / row_fields_per_word] |= rows.before(r) << ((r % row_fields_per_word) * row_field_bits);
-        if (rank % warp_threads == warp_threads - 1)
-        {
-          totals[rank / warp_threads][r] = static_cast<std::uint16_t>(rows.total(r));
-        }
-      }
-#pragma unroll
-      for (int w = 0; w < kept_row_words; ++w)
-      {
-        before[w][rank] = fields[w];
-      }
-    }
-  };
-
-  // The scan squad's view of the row counts the reduce squad kept.
-  struct kept_row_counts
-  {
-    std::uint32_t fields[kept_row_words];
-    const std::uint16_t* totals;
-
-    __device__ kept_row_counts(const kept_rows& kept, int rank)
-        : totals(kept.totals[rank / warp_threads])
-    {
-#pragma unroll
-      for (int w = 0; w < kept_row_words; ++w)
-      {
-        fields[w] = kept.before[w][rank];
-      }
-    }
-    __device__ std::uint32_t before(int r) const
-    {
-      return (fields[r / row_fields_per_word] >> ((r % row_fields_per_word) * row_field_bits)) & ((1u << row_field_bits) - 1u);
-    }
-    __device__ std::uint32_t total(int r) const
-    {
-      return totals[r];
-    }
-  };
+  // the stage (selection_rows.h).
+  using kept_rows       = kept_word_rows<word_rows, per_word, threads>;
+  using kept_row_counts = kept_word_row_counts<word_rows, per_word, threads>;
 
   struct no_kept_rows
   {};
@@ -581,108 +473,5 @@ struct select_program
     }
   }
 };
-
-inline no_stencil unwrap_stencil(no_stencil none)
-{
-  return none;
-}
-template <class StencilIt>
-unwrapped_iterator<StencilIt> unwrap_stencil(StencilIt stencil)
-{
-  return thrust::try_unwrap_contiguous_iterator(stencil);
-}
-
-// Tile shapes: 32 elements per thread up to 4-byte values (8192 per tile), 128 bytes per thread
-// above (32 KiB tiles), 5 CTAs per SM as the scan; and half of that for inputs of a few tiles
-// (select_plan) and for a GPU that grants a block less than the primary shape takes.
-template <class Value>
-using select_tuning = tile_shape<int(sizeof(Value)), sizeof(Value) <= 4 ? 32 * int(sizeof(Value)) : 128, 5>;
-template <class Value>
-using reduced_select_tuning = tile_shape<int(sizeof(Value)), sizeof(Value) <= 4 ? 16 * int(sizeof(Value)) : 64, 5>;
-
-template <bool Partition, class Tuning, class InputIt, class StencilIt, class SelectedIt, class RejectedIt, class Pred>
-using select_program_for = select_program<Tuning, InputIt, StencilIt, SelectedIt, RejectedIt, Pred, Partition>;
-
-// How a selection runs (planner.h). A few tiles leave most SMs idle: where the device's tile makes
-// 2 to 32 of them, the half tile of the reduced shape runs twice as many CTAs of the classic
-// engine: +10-15 % at 8 to 32 tiles, level at 64, slower at 128; with one tile a CTA the ring lost
-// to the classic tile (docs/design.md#stream-compaction). Larger inputs take the ring engine where
-// the device has it and the call suits it (a raw, 16-byte aligned input of at least
-// ring_min_input_bytes and a tile per SM): there it measured 1.1-1.8x the classic engine's
-// copy_if, stencils and partition_copy's second output included.
-template <bool Partition, class InputIt, class StencilIt, class SelectedIt, class RejectedIt, class Pred>
-struct select_plan : classic_launch
-{
-  using value = ::cuda::std::remove_cv_t<typename thrust::iterator_traits<InputIt>::value_type>;
-  template <class Tuning>
-  using in_shape = select_program_for<Partition, Tuning, InputIt, StencilIt, SelectedIt, RejectedIt, Pred>;
-  using shapes   = kernel_shapes<in_shape<select_tuning<value>>, in_shape<reduced_select_tuning<value>>>;
-  using params   = select_params<InputIt, StencilIt, SelectedIt, RejectedIt, Pred>;
-
-  static constexpr std::size_t item_bytes = sizeof(value);
-
-  template <class Fitting>
-  using steps = plan_steps<for_few_tiles<32, typename shapes::reduced>, for_every_size<Fitting, Fitting>>;
-
-  template <class RingProgram>
-  static bool ring_accepts(const params& p)
-  {
-    return p.vector_load;
-  }
-  template <class RingProgram>
-  static const void* ring_input(const params& p)
-  {
-    return p.in;
-  }
-  static void* ring_output(const params&)
-  {
-    return nullptr;
-  }
-};
-
-// Selects from the n elements at `first` (negative counts are empty, as in Thrust) on the
-// policy's stream; returns how many were selected. Synchronizes: the count is the call's result.
-template <bool Partition, class Derived, class InputIt, class StencilIt, class SelectedIt, class RejectedIt, class Pred>
-std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std::size_t n, StencilIt stencil,
-                               SelectedIt selected, RejectedIt rejected, Pred pred)
-{
-  if (n == 0)
-  {
-    return 0;
-  }
-  using plan = select_plan<Partition,
-                           unwrapped_iterator<InputIt>,
-                           decltype(unwrap_stencil(stencil)),
-                           unwrapped_iterator<SelectedIt>,
-                           unwrapped_iterator<RejectedIt>,
-                           Pred>;
-
-  // The count goes straight to the host where a slot can be had, else through device memory.
-  const host_result_slot on_host = host_result_slot::take();
-  std::optional<call_storage<Derived>> on_device;
-  if (!on_host)
-  {
-    on_device.emplace(policy, sizeof(std::uint64_t));
-  }
-  auto* total = on_host ? on_host.address() : static_cast<std::uint64_t*>(on_device->data());
-  const typename plan::params params{thrust::try_unwrap_contiguous_iterator(first),
-                                     unwrap_stencil(stencil),
-                                     thrust::try_unwrap_contiguous_iterator(selected),
-                                     thrust::try_unwrap_contiguous_iterator(rejected),
-                                     n,
-                                     pred,
-                                     total,
-                                     allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
-  run_planned<plan>(policy, params, n);
-  std::uint64_t count = 0;
-  const cudaStream_t stream = stream_of(policy);
-  if (!on_host)
-  {
-    throw_if_failed(cudaMemcpyAsync(&count, total, sizeof(count), cudaMemcpyDeviceToHost, stream),
-                    "spscan: reading the selected count failed");
-  }
-  throw_if_failed(cudaStreamSynchronize(stream), "spscan: selection failed");
-  return on_host ? on_host.read() : count;
-}
 
 } // namespace spscan::detail

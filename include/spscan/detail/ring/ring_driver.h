@@ -57,12 +57,14 @@
 #include <spscan/detail/common/tuning.h>
 #include <spscan/detail/ring/async_copy.h>
 #include <spscan/detail/ring/blocked_prefix.h>
+#include <spscan/detail/ring/pending_stores.h>
 #include <spscan/detail/ring/prefix_service.h>
 #include <spscan/detail/ring/ring_contract.h>
 #include <spscan/detail/ring/ring_layout.h>
 #include <spscan/detail/ring/ring_tile_context.h>
 #include <spscan/detail/ring/running_prefix.h>
 #include <spscan/detail/ring/tensor_map.h>
+#include <spscan/detail/ring/tile_image.h>
 
 namespace spscan::detail::ring
 {
@@ -168,21 +170,20 @@ private:
         // A reused stage: in an unserved call the next id is taken once the stage's previous
         // tile has its prefix, so that the counter's round trip runs beside that tile's scan and
         // store rather than after the stage's release (docs/design.md#the-prefix-warp). A tile's
-        // progress still waits only for lower ids: that tile's
-        // id is lower than the one taken here. A served call takes its ids once the stage is
-        // free, as its service folds the aggregates in id order (there the early id was level to
-        // -1 %).
+        // progress still waits only for lower ids: that tile's id is lower than the one taken
+        // here. A served call takes its ids once the stage is free, as its service folds the
+        // aggregates in id order (there the early id was level to -1 %).
         const bool refill          = at.uses >= static_cast<std::size_t>(stages_);
         const bool id_before_store = !Served && ends_marked == 0;
         if (refill)
         {
           if (id_before_store)
           {
-            c.prefixed.wait(at.parity ^ 1u);
+            c.prefixed.wait(at.previous_parity());
           }
           else
           {
-            c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
+            c.released.wait(at.previous_parity()); // the stage's previous tile is stored
           }
         }
         if (ends_marked == 0)
@@ -199,7 +200,7 @@ private:
         }
         if (refill && id_before_store)
         {
-          c.released.wait(at.parity ^ 1u); // the stage's previous tile is stored
+          c.released.wait(at.previous_parity()); // the stage's previous tile is stored
         }
         c.tile          = tile;
         c.previous_tile = previous;
@@ -288,10 +289,7 @@ private:
     running_prefix<carry> prefix{initial.value, initial.present, 0}; // where the first tile starts
     forward_lanes<carry, layout::prefix_windows> lanes(layout::lane_values_bytes > 0 ? lane_values_ + turn : nullptr);
     ring_cursor at{stages_};
-    for (int i = 0; i < turn; ++i)
-    {
-      at.advance();
-    }
+    at.advance(turn);
     for (;;)
     {
       control& c = controls_[at.stage];
@@ -332,20 +330,9 @@ private:
       }
       else
       {
-        ring_cursor before = at;
-        before.stage       = at.stage == 0 ? stages_ - 1 : at.stage - 1;
-        before.parity      = at.stage == 0 ? at.parity ^ 1u : at.parity;
+        const ring_cursor before   = at.one_back();
         const auto previous_prefix = [&] {
-          control& b = controls_[before.stage];
-          b.prefixed.wait(before.parity);
-          running_prefix<carry> known{};
-          known.present = previous > 0 || initial.present;
-          if (known.present)
-          {
-            known.value = *reinterpret_cast<const carry*>(b.prefix);
-          }
-          known.next = previous;
-          return known;
+          return prefix_left_in(before, previous, initial.present);
         };
         fold_gap_onto(p_.tiles_state, previous, tile, previous_prefix, prefix, op, lanes);
       }
@@ -358,11 +345,24 @@ private:
         trace::record(tile, trace_prefix_found);
         c.prefixed.arrive();
       }
-      for (int i = 0; i < layout::prefix_warps; ++i)
-      {
-        at.advance();
-      }
+      at.advance(layout::prefix_warps);
     }
+  }
+
+  // The prefix of the CTA's tile before this warp's (`previous`), which the prefix warp before
+  // this one leaves in that tile's stage (`before`), as a running prefix through `previous`.
+  __device__ running_prefix<carry> prefix_left_in(const ring_cursor& before, std::size_t previous, bool initial_present) const
+  {
+    control& b = controls_[before.stage];
+    b.prefixed.wait(before.parity);
+    running_prefix<carry> known{};
+    known.present = previous > 0 || initial_present;
+    if (known.present)
+    {
+      known.value = *reinterpret_cast<const carry*>(b.prefix);
+    }
+    known.next = previous;
+    return known;
   }
 
   // The prefix warp of a served call (prefix_service.h): in the CTA that took the call's first
@@ -432,7 +432,7 @@ private:
   {
     const int rank = static_cast<int>(threadIdx.x) - layout::squad_threads;
     ring_cursor at{stages_};
-    pending_stores stores{stages_};
+    pending_stores<control> stores{stages_};
     std::size_t results = 0; // tiles whose results went through the result buffers (generated input)
     for (;;)
     {
@@ -550,43 +550,6 @@ private:
     c.released.arrive();
   }
 
-  // The scan squad's stores in flight (kept by its first thread, who issues them): a stage is
-  // released once its store has read it, which under full load takes about as long as the tile's
-  // share of the memory bandwidth; waiting for it before the next tile would serialize the two.
-  // Stores are issued in ring order, so the oldest pending one is `count` stages back.
-  struct pending_stores
-  {
-    int stages;
-    int count = 0;
-
-    // At most `lag` stores stay in flight: fewer stages than that leaves too few to load into.
-    __device__ int lag() const
-    {
-      return stages > 4 ? 2 : 1;
-    }
-    __device__ void issued(int stage, control* controls)
-    {
-      bulk_commit_group();
-      if (++count > lag())
-      {
-        if (lag() == 2)
-        {
-          wait_bulk_groups_read<2>();
-        }
-        else
-        {
-          wait_bulk_groups_read<1>();
-        }
-        controls[(stage - lag() + stages) % stages].released.arrive();
-        --count;
-      }
-    }
-    __device__ void drain()
-    {
-      wait_bulk_groups_read<0>();
-    }
-  };
-
   driver_params<Program>& p_;
   const tile_tensors& tensors_;
   int stages_;
@@ -595,31 +558,6 @@ private:
   control* controls_;
   typename layout::lane_values* lane_values_; // one per prefix warp, where it has any
 };
-
-// Loads / stores the tile image of `tile` (rows of 128 bytes, tensor_map.h) in boxes.
-template <std::size_t TileBytes>
-__device__ void load_tile_image(const CUtensorMap& map, void* stage, std::size_t tile, barrier& done)
-{
-  constexpr int rows     = int(TileBytes / row_bytes);
-  constexpr int box_rows = box_rows_for(TileBytes);
-#pragma unroll
-  for (int r = 0; r < rows; r += box_rows)
-  {
-    bulk_load_box(static_cast<unsigned char*>(stage) + r * row_bytes, map, 0, static_cast<int>(tile * rows + r), done);
-  }
-}
-
-template <std::size_t TileBytes>
-__device__ void store_tile_image(const CUtensorMap& map, const void* stage, std::size_t tile)
-{
-  constexpr int rows     = int(TileBytes / row_bytes);
-  constexpr int box_rows = box_rows_for(TileBytes);
-#pragma unroll
-  for (int r = 0; r < rows; r += box_rows)
-  {
-    bulk_store_box(map, 0, static_cast<int>(tile * rows + r), static_cast<const unsigned char*>(stage) + r * row_bytes);
-  }
-}
 
 // One CTA per SM (ring_launch.h); `Served` as for ring_driver.
 template <class Program, bool Served>

@@ -13,6 +13,7 @@
 #include <cuda/std/type_traits>
 
 #include <atomic>
+#include <optional>
 
 namespace spscan::detail::ring
 {
@@ -126,12 +127,91 @@ using ring_prepares_member = ::cuda::std::bool_constant<Program::ring_prepares>;
 template <class Program>
 using ring_prepares_of = member_value_or<Program, ring_prepares_member, false>;
 
+// Whether a call of `n` elements of `Program` has the bytes the ring needs (ring_min_bytes_of).
+template <class Program>
+bool ring_takes_bytes(std::size_t n)
+{
+  return n * (Program::ring_tile_bytes / Program::tuning::tile_items) >= ring_min_bytes_of<Program>::value;
+}
+
+// The options a call of `tiles` tiles of `Program` runs the ring with on `device`, or none where
+// the ring does not take it: fewer tiles than SMs, unless the options are `forced`; no ring on the
+// device; a depth the device cannot hold.
+template <class Program>
+std::optional<ring_options> ring_options_for(std::size_t tiles, const ring_device& device, const ring_options* forced)
+{
+  if (forced == nullptr && tiles < static_cast<std::size_t>(device.multiprocessors))
+  {
+    return std::nullopt;
+  }
+  ring_options options = forced != nullptr ? *forced : default_ring_options<Program>(device);
+  if (device.stages == 0 || options.stages < min_stages || options.stages > device.stages)
+  {
+    return std::nullopt;
+  }
+  options.stores_by_threads = options.stores_by_threads || !Program::ring_stores_by_copy;
+  return options;
+}
+
+// The copy engine's descriptions of the input and output tiles (`in` and `out` hold the tile's
+// elements), where the program copies them; false where the copy engine cannot describe a range.
+template <class Program>
+bool describe_element_tiles(tile_tensors& tensors, const void* in, void* out, std::size_t n)
+{
+  constexpr std::size_t tile_items        = Program::tuning::tile_items;
+  constexpr std::size_t input_tile_bytes  = ring_input_tile_bytes_of<Program>::value;
+  constexpr std::size_t output_tile_bytes = ring_output_tile_bytes_of<Program>::value;
+  return (!Program::ring_copies_input || encode_rows(tensors.in, in, n * (input_tile_bytes / tile_items), box_rows_for(input_tile_bytes)))
+      && (!Program::ring_stores_by_copy
+          || encode_rows(tensors.out, out, n * (output_tile_bytes / tile_items), box_rows_for(output_tile_bytes)));
+}
+
+// Launches the ring kernel of `Program` over `tiles` tiles, one CTA an SM (or options.ctas), with
+// the prefix service where the call has one, and finishes the call as Thrust would.
+template <class Program, class Derived>
+void launch_ring_kernel(cuda_policy<Derived>& policy,
+                        driver_params<Program>& p,
+                        const ring_options& options,
+                        const tile_tensors& tensors,
+                        const ring_device& device)
+{
+  using layout              = ring_layout<Program>;
+  const cudaStream_t stream = stream_of(policy);
+  cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
+  const std::size_t tiles        = p.tiles;
+  const std::size_t shared_bytes = layout::shared_bytes(options.stages);
+  const std::size_t all_ctas     = static_cast<std::size_t>(device.multiprocessors);
+  const std::size_t ctas = options.ctas > 0 && static_cast<std::size_t>(options.ctas) < all_ctas ? options.ctas : all_ctas;
+  const unsigned grid    = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
+  // A served call has a kernel of its own (ring_driver.h), and keeps each tile's P beside the
+  // aggregates (prefix_service.h). Each CTA takes one id past the last tile, its end, or the
+  // service's id (ring_driver.h, the producer).
+  const bool served      = has_prefix_service(options.service, layout::servable, tiles, grid);
+  const auto launch_with = [&](auto served_kernel) {
+    constexpr auto kernel = ring_kernel<Program, decltype(served_kernel)::value>;
+    // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
+    prepare_kernel<kernel>(layout::shared_bytes(device.stages));
+    with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
+      return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
+    });
+  };
+  if (!served)
+  {
+    launch_with(::cuda::std::false_type{});
+  }
+  else if constexpr (layout::servable) // served only where servable: no served kernel otherwise
+  {
+    launch_with(::cuda::std::true_type{});
+  }
+  finish_call(policy, "spscan: failed to synchronize");
+}
+
 // Runs `Program` over `n` elements on the ring engine, and returns true; or returns false, having
 // done nothing (but what a program prepares, into its own temporary storage), where the ring does
-// not serve the call (fewer bytes than the program's minimum, ring_min_bytes_of, or fewer tiles
-// than SMs; one tile; a device without the ring; a range the copy engine cannot describe). `in`: the input (raw, 16-byte aligned) where the program brings
-// tiles by bulk copy, else null; `out` likewise where it stores them by bulk copy. `forced`: other
-// options than the device's default (tests and the probe; stages no deeper than the device allows).
+// not serve the call (one tile; ring_takes_bytes, ring_options_for; a range the copy engine cannot
+// describe). `in`: the input (raw, 16-byte aligned) where the program brings tiles by bulk copy,
+// else null; `out` likewise where it stores them by bulk copy. `forced`: other options than the
+// device's default (tests and the probe; stages no deeper than the device allows).
 template <class Program, class Derived>
 bool launch_ring(cuda_policy<Derived>& policy,
                  const typename Program::params& program,
@@ -141,80 +221,37 @@ bool launch_ring(cuda_policy<Derived>& policy,
                  const ring_options* forced = nullptr)
 {
   static_assert(Program::runs_on_ring);
-  using params = driver_params<Program>;
-  using layout = ring_layout<Program>;
   constexpr std::size_t tile_items = Program::tuning::tile_items;
   const std::size_t tiles          = (n + tile_items - 1) / tile_items;
   if (tiles < 2)
   {
     return false;
   }
-  // `in` and `out` hold the tile's elements; keys, where the program has them, lie beside them.
-  constexpr std::size_t key_tile_bytes    = ring_key_tile_bytes_of<Program>::value;
-  constexpr std::size_t input_tile_bytes  = ring_input_tile_bytes_of<Program>::value;
-  constexpr std::size_t output_tile_bytes = ring_output_tile_bytes_of<Program>::value;
-  if (forced == nullptr && n * (Program::ring_tile_bytes / tile_items) < ring_min_bytes_of<Program>::value)
+  // The byte floor first: it needs no device query.
+  if (forced == nullptr && !ring_takes_bytes<Program>(n))
   {
     return false;
   }
-  const ring_device device = current_ring_device<Program>();
-  if (forced == nullptr && tiles < static_cast<std::size_t>(device.multiprocessors))
-  {
-    return false;
-  }
-  const ring_options options_wanted = forced != nullptr ? *forced : default_ring_options<Program>(device);
-  const int deepest = device.stages;
-  if (deepest == 0 || options_wanted.stages < min_stages || options_wanted.stages > deepest)
-  {
-    return false;
-  }
-  ring_options options = options_wanted;
-  options.stores_by_threads = options.stores_by_threads || !Program::ring_stores_by_copy;
+  const ring_device device                  = current_ring_device<Program>();
+  const std::optional<ring_options> options = ring_options_for<Program>(tiles, device, forced);
   tile_tensors tensors{};
-  if ((Program::ring_copies_input
-       && !encode_rows(tensors.in, in, n * (input_tile_bytes / tile_items), box_rows_for(input_tile_bytes)))
-      || (Program::ring_stores_by_copy
-          && !encode_rows(tensors.out, out, n * (output_tile_bytes / tile_items), box_rows_for(output_tile_bytes))))
+  if (!options || !describe_element_tiles<Program>(tensors, in, out, n))
   {
     return false;
   }
   const auto launch_prepared = [&](const typename Program::params& prepared) {
+    // Keys, where the program has them, lie beside the elements: whole tiles only
+    // (tensor_map.h), as for the elements.
+    constexpr std::size_t key_tile_bytes = ring_key_tile_bytes_of<Program>::value;
     if constexpr (key_tile_bytes > 0)
     {
-      // Whole tiles only (tensor_map.h), as for the elements.
       if (!encode_rows(tensors.keys, Program::ring_keys(prepared), n / tile_items * key_tile_bytes, box_rows_for(key_tile_bytes)))
       {
         return false;
       }
     }
-    params p{prepared, tiles, typename params::state{}, nullptr, 0};
-    const cudaStream_t stream = stream_of(policy);
-    cudaGetLastError(); // as launch_single_pass: only this call's errors are reported
-    const std::size_t shared_bytes = layout::shared_bytes(options.stages);
-    const std::size_t all_ctas     = static_cast<std::size_t>(device.multiprocessors);
-    const std::size_t ctas = options.ctas > 0 && static_cast<std::size_t>(options.ctas) < all_ctas ? options.ctas : all_ctas;
-    const unsigned grid    = static_cast<unsigned>(tiles < ctas ? tiles : ctas);
-    // A served call has a kernel of its own (ring_driver.h), and keeps each tile's P beside the
-    // aggregates (prefix_service.h). Each CTA takes one id past the last tile, its end, or the
-    // service's id (ring_driver.h, the producer).
-    const bool served      = has_prefix_service(options.service, layout::servable, tiles, grid);
-    const auto launch_with = [&](auto served_kernel) {
-      constexpr auto kernel = ring_kernel<Program, decltype(served_kernel)::value>;
-      // The kernel is allowed its deepest ring on the device once; a launch may take fewer stages.
-      prepare_kernel<kernel>(layout::shared_bytes(deepest));
-      with_tile_storage(policy, p, stream, options.clear, served ? 2 * tiles : tiles, tiles + grid, [&](const storage_launch& launch) {
-        return launch(kernel, grid, layout::cta_threads, shared_bytes, stream, p, options, tensors);
-      });
-    };
-    if (!served)
-    {
-      launch_with(::cuda::std::false_type{});
-    }
-    else if constexpr (layout::servable) // served only where servable: no served kernel otherwise
-    {
-      launch_with(::cuda::std::true_type{});
-    }
-    finish_call(policy, "spscan: failed to synchronize");
+    driver_params<Program> p{prepared, tiles, typename driver_params<Program>::state{}, nullptr, 0};
+    launch_ring_kernel(policy, p, *options, tensors, device);
     return true;
   };
   if constexpr (ring_prepares_of<Program>::value)

@@ -121,7 +121,9 @@ SPSCAN_HOST_DEVICE constexpr bool takes_no_tile(std::size_t tile)
   return tile >= serves_prefixes;
 }
 
-// Where a role is in the ring: stage and the parity of the stage's current use.
+// Where a role is in the ring: stage and the parity of the stage's current use. Each of a stage's
+// barriers completes one phase per use, so a role waits on the current use's phase (`parity`), or
+// on the previous use's (`previous_parity()`) before it takes the stage again.
 struct ring_cursor
 {
   int stages;
@@ -137,6 +139,25 @@ struct ring_cursor
       stage  = 0;
       parity ^= 1u;
     }
+  }
+  __device__ void advance(int tiles)
+  {
+    for (int i = 0; i < tiles; ++i)
+    {
+      advance();
+    }
+  }
+  __device__ unsigned previous_parity() const
+  {
+    return parity ^ 1u;
+  }
+  // The stage of the tile before, in that tile's use.
+  __device__ ring_cursor one_back() const
+  {
+    ring_cursor before = *this;
+    before.stage       = stage == 0 ? stages - 1 : stage - 1;
+    before.parity      = stage == 0 ? previous_parity() : parity;
+    return before;
   }
 };
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
-#include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/scan_plan.h>
 
 #include <cstdint>
 

@@ -11,7 +11,7 @@
 #include <spscan/detail/config.h>
 #include <spscan/detail/common/temporary_storage.h>
 #include <spscan/detail/programs/reduce_program.h>
-#include <spscan/detail/programs/scan_program.h>
+#include <spscan/detail/programs/scan_plan.h>
 #include <spscan/detail/route.h>
 #include <spscan/detail/sharded/shard_prefix.h>
 #include <spscan/detail/thrust_bridge.h>
