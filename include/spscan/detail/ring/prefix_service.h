@@ -88,16 +88,25 @@ SPSCAN_HOST_DEVICE void serve_prefixes(const State& states, std::size_t tiles, r
   {
     lanes.load(states, prefix.next, last);
     bool progressed = false;
-    // The windows lie end to end from the read's first tile: window w starts at prefix.next.
-    for_each_published_run(lanes, [&](int w, int run) {
-      if (run > 0)
+    bool stopped    = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (!stopped)
       {
-        prefix.value   = lanes.publish_prefixes(states, tiles + prefix.next, w, run, prefix, op);
-        prefix.present = true;
-        prefix.next += static_cast<std::size_t>(run);
-        progressed = true;
+        // Windows lie end to end from the read's first tile, and folding stops at the first
+        // unpublished aggregate: window w starts at prefix.next.
+        const int run = leading_run(lanes.published(w));
+        if (run > 0)
+        {
+          prefix.value   = lanes.publish_prefixes(states, tiles + prefix.next, w, run, prefix, op);
+          prefix.present = true;
+          prefix.next += static_cast<std::size_t>(run);
+          progressed = true;
+        }
+        stopped = run < warp_threads;
       }
-    });
+    }
     if (!progressed)
     {
       lanes.pause(); // the aggregate at the front is being reduced right now
@@ -119,23 +128,29 @@ SPSCAN_HOST_DEVICE void serve_blocked_prefixes(const State& states, std::size_t 
   {
     lanes.load(states, block_first, last);
     bool progressed = false;
-    // Window w holds the block being served (a block is a window): the windows before it were
-    // whole.
-    static_assert(association_block == warp_threads, "a block of the association fills a read's window");
-    for_each_published_run(lanes, [&](int w, int run) {
-      if (run > done)
+    bool stopped    = false;
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (!stopped)
       {
-        const Accum block_prefix = lanes.publish_blocked_prefixes(states, tiles + block_first, w, done, run, before, op);
-        progressed               = true;
-        done                     = run;
-        if (run == association_block)
+        // Window w holds the block being served: the windows before it were whole.
+        const int run = leading_run(lanes.published(w));
+        if (run > done)
         {
-          before      = {block_prefix, true};
-          block_first += association_block;
-          done        = 0;
+          const Accum block_prefix = lanes.publish_blocked_prefixes(states, tiles + block_first, w, done, run, before, op);
+          progressed               = true;
+          done                     = run;
+          if (run == association_block)
+          {
+            before      = {block_prefix, true};
+            block_first += association_block;
+            done        = 0;
+          }
         }
+        stopped = run < association_block;
       }
-    });
+    }
     if (!progressed)
     {
       lanes.pause(); // the aggregate at the front is being reduced right now

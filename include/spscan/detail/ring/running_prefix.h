@@ -84,27 +84,6 @@ SPSCAN_HOST_DEVICE inline int leading_run(std::uint32_t mask)
   return run;
 }
 
-// The windows of a read, which lie end to end, in order: `visit(w, run)` for each, with the run of
-// published aggregates from the window's first lane, up to the first window whose run is short
-// (the aggregate after it is not published yet: what follows must wait). Every loop that folds
-// aggregates as they are published reads them so.
-_CCCL_EXEC_CHECK_DISABLE
-template <class Lanes, class Visit>
-SPSCAN_HOST_DEVICE void for_each_published_run(Lanes& lanes, Visit&& visit)
-{
-  bool stopped = false;
-#pragma unroll
-  for (int w = 0; w < Lanes::windows; ++w)
-  {
-    if (!stopped)
-    {
-      const int run = leading_run(lanes.published(w));
-      visit(w, run);
-      stopped = run < warp_threads;
-    }
-  }
-}
-
 // Folds lanes [from, run) of window w, shared, onto the prefix (present), one after the other, by
 // step(prefix, lane's value). The window's values reach every lane a chunk at a time (independent
 // loads), then the chain of steps runs through the chunk in order: the whole window for carries
@@ -266,17 +245,17 @@ _CCCL_EXEC_CHECK_DISABLE
 template <class Lanes, class Accum, class Op>
 SPSCAN_HOST_DEVICE bool fold_published_run(Lanes& lanes, running_prefix<Accum>& prefix, Op& op)
 {
+  constexpr int lanes_per_window = warp_threads;
   bool progressed = false;
+  bool stopped    = false;
   if constexpr (exactly_associative<Accum, Op> && !restarts_at_heads<::cuda::std::remove_cv_t<Op>>::value && Lanes::windows <= 5)
   {
-    // Every window's run first (as for_each_published_run, the windows after a short one empty).
     int runs[Lanes::windows];
-    bool stopped = false;
 #pragma unroll
     for (int w = 0; w < Lanes::windows; ++w)
     {
       runs[w] = stopped ? 0 : leading_run(lanes.published(w));
-      stopped = stopped || runs[w] < warp_threads;
+      stopped = stopped || runs[w] < lanes_per_window;
     }
     Accum totals[Lanes::windows];
 #pragma unroll
@@ -298,11 +277,18 @@ SPSCAN_HOST_DEVICE bool fold_published_run(Lanes& lanes, running_prefix<Accum>& 
   }
   else
   {
-    for_each_published_run(lanes, [&](int w, int run) {
-      fold_run(lanes, prefix, w, run, op);
-      prefix.next += static_cast<std::size_t>(run);
-      progressed = progressed || run > 0;
-    });
+#pragma unroll
+    for (int w = 0; w < Lanes::windows; ++w)
+    {
+      if (!stopped)
+      {
+        const int run = leading_run(lanes.published(w));
+        fold_run(lanes, prefix, w, run, op);
+        prefix.next += static_cast<std::size_t>(run);
+        progressed = progressed || run > 0;
+        stopped    = run < lanes_per_window;
+      }
+    }
   }
   return progressed;
 }
