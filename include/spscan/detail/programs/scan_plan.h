@@ -104,25 +104,32 @@ struct scan_plan : classic_launch
   }
 };
 
+// A Thrust count as a number of elements: a negative count is an empty range, as in Thrust.
+template <class Size>
+std::size_t elements_in(Size count)
+{
+  return count > 0 ? static_cast<std::size_t>(count) : 0;
+}
+
 // Scans `count` elements (negative counts are empty ranges, as in Thrust) and returns
 // result + count. `init`: an Accum, or a device_initial_value<Accum>.
 template <scan_kind Kind, class Accum, class Derived, class InputIt, class Size, class OutputIt, class Op, class Init>
 OutputIt scan_on_device(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Init init)
 {
-  const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
+  const std::size_t n = elements_in(count);
   run_planned<scan_plan<Kind, Accum, InputIt, OutputIt, Op, Init>>(
     policy, make_scan_params<Kind, Accum>(first, n, result, op, init), n);
-  return result + (count > 0 ? count : Size{0});
+  return result + static_cast<Size>(n);
 }
 
 // The same in a given tile shape, for tests and the ablation bench.
 template <scan_kind Kind, class Accum, class Tuning, class Derived, class InputIt, class Size, class OutputIt, class Op>
 OutputIt device_scan(cuda_policy<Derived>& policy, InputIt first, Size count, OutputIt result, Op op, Accum init)
 {
-  const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
+  const std::size_t n = elements_in(count);
   launch_single_pass<scan_program_for<Kind, Accum, Tuning, InputIt, OutputIt, Op>>(
     policy, make_scan_params<Kind, Accum>(first, n, result, op, init), n);
-  return result + (count > 0 ? count : Size{0});
+  return result + static_cast<Size>(n);
 }
 
 } // namespace spscan::detail
