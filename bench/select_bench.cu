@@ -1,6 +1,6 @@
-// Stream compaction: spscan's selection program (called as its kernel route calls it: it is not yet
-// the default route of spscan::copy_if, see detail/select.inl) against cub::DeviceSelect::If (temporary storage allocated
-// before timing) and thrust::copy_if, int8, int16, int32 and int64, 2^16 to 2^28 elements, 1%, 50% and 99% of
+// Stream compaction: spscan's selection program (called as its kernel route calls it, the default
+// route of spscan::copy_if: detail/select.inl) against cub::DeviceSelect::If (temporary storage
+// allocated before timing) and thrust::copy_if, int8, int16, int32 and int64, 2^16 to 2^28 elements, 1%, 50% and 99% of
 // the elements selected. The roofline is the traffic of the call, a read of the input and a write
 // of the selected part: a device-to-device copy of (1 + s) / 2 of the input's bytes moves as many.
 // Ratio = roofline time / call time (1.0: as fast as the memory allows). Every output and count

@@ -4,8 +4,8 @@
 // end iterators; Thrust's CUDA policies are recognized as reaching Thrust's CUDA backend for every
 // form; a program's own policy gets its own overloads. On a GPU: every form and policy gives
 // Thrust's output and end iterators bit for bit, and Thrust's entry points called with
-// spscan::par go through spscan's dispatch; and spscan's selection program (not yet the default
-// route) is exact for every pattern around tile edges, on inputs large enough for the ring engine,
+// spscan::par go through spscan's dispatch to the selection program; and the program is exact for
+// every pattern around tile edges, on inputs large enough for the ring engine,
 // for counting, discard and zip iterators, and past 2^32 elements; its count reaches every
 // caller among host threads selecting at once, and after a release and a cudaDeviceReset.
 #include <spscan/copy.h>
@@ -223,17 +223,15 @@ TEST(Select, ThrustsEntryPointsWithSpscanParGoThroughSpscan)
   thrust::copy_if(spscan::par, in.begin(), in.end(), out.begin(), is_odd{});
   thrust::remove_copy_if(spscan::par, in.begin(), in.end(), out.begin(), is_odd{});
   thrust::partition_copy(spscan::par, in.begin(), in.end(), out.begin(), other.begin(), is_odd{});
-  // Thrust's CUDA backend, through spscan's dispatch, until the selection program is the default
-  // (select.inl says why).
-  EXPECT_EQ(routed.thrust_calls(), 3u) << "each call went through spscan's dispatch once";
-  EXPECT_EQ(routed.kernel_calls(), 0u);
+  EXPECT_EQ(routed.kernel_calls(), 3u) << "each call ran the selection program once";
+  EXPECT_EQ(routed.thrust_calls(), 0u);
 }
 
 // ---------------------------------------------------------------------------------------------
 // GPU: spscan's selection program, element by element against a sequential reference and
 // against Thrust, around tile edges (8192 elements for 4-byte values, 4096 for 8-byte ones). It
-// is called as its kernel route calls it (select.inl's *_on_kernel), since the dispatch runs
-// Thrust's backend until the program is the default.
+// is called as its kernel route calls it (select.inl's *_on_kernel), so that each case runs the
+// program whatever the dispatch would choose.
 
 namespace program
 {

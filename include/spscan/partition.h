@@ -1,11 +1,9 @@
-// spscan::partition_copy, as Thrust's <thrust/partition.h> declares it (every overload, with and without a stencil
-// and a policy). <spscan/copy.h>, <spscan/remove.h> and <spscan/partition.h> each bring the three
-// selections: copy_if, remove_copy_if and partition_copy.
-//
-// They dispatch exactly as Thrust does (a user's overloads, retagged iterators, host policies);
-// where Thrust would run its CUDA backend they run it too, for now, so results, return values,
-// synchronization and allocation are Thrust's (detail/select.inl). Input and outputs must not
-// overlap, as Thrust requires.
+// spscan::partition_copy, stable_partition_copy, partition and stable_partition, as Thrust's
+// <thrust/partition.h> declares them (every overload, with and without a stencil and a policy). The
+// copies run spscan's single-pass selection wherever Thrust would run its CUDA backend; the
+// in-place partitions run Thrust's (detail/partition.inl). Results, return values and
+// synchronization are Thrust's.
 #pragma once
 
+#include <spscan/detail/partition.inl>
 #include <spscan/detail/select.inl>

@@ -1,11 +1,9 @@
-// spscan::remove_copy_if, as Thrust's <thrust/remove.h> declares it (every overload, with and without a stencil
-// and a policy). <spscan/copy.h>, <spscan/remove.h> and <spscan/partition.h> each bring the three
-// selections: copy_if, remove_copy_if and partition_copy.
-//
-// They dispatch exactly as Thrust does (a user's overloads, retagged iterators, host policies);
-// where Thrust would run its CUDA backend they run it too, for now, so results, return values,
-// synchronization and allocation are Thrust's (detail/select.inl). Input and outputs must not
+// spscan::remove, remove_if, remove_copy and remove_copy_if, as Thrust's <thrust/remove.h> declares
+// them (every overload, with and without a stencil and a policy), on spscan's single-pass selection
+// wherever Thrust would run its CUDA backend; remove and remove_if in place (detail/remove.inl).
+// Results, return values and synchronization are Thrust's. remove_copy's input and output must not
 // overlap, as Thrust requires.
 #pragma once
 
+#include <spscan/detail/remove.inl>
 #include <spscan/detail/select.inl>

@@ -6,11 +6,15 @@
 #pragma once
 
 #include <spscan/detail/par_policy.h>
+#include <spscan/detail/partition.inl>
+#include <spscan/detail/reduce_by_key.inl>
+#include <spscan/detail/remove.inl>
 #include <spscan/detail/route.h>
 #include <spscan/detail/scan.inl>
 #include <spscan/detail/scan_by_key.inl>
 #include <spscan/detail/select.inl>
 #include <spscan/detail/transform_scan.inl>
+#include <spscan/detail/unique.inl>
 
 namespace spscan::detail::scan_routing
 {
@@ -76,6 +80,101 @@ template <class Derived, class... Args>
 SPSCAN_HOST_DEVICE decltype(auto) partition_copy(execution_policy<Derived>& policy, Args... args)
 {
   return dispatch<partition_copy_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) remove(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<remove_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) remove_if(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<remove_if_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) remove_copy(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<remove_copy_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) partition(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<partition_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) stable_partition(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<stable_partition_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) stable_partition_copy(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<stable_partition_copy_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) unique(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<unique_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) unique_copy(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<unique_copy_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class ForwardIt, class BinaryPred>
+SPSCAN_HOST_DEVICE decltype(auto)
+unique_count(execution_policy<Derived>& policy, ForwardIt first, ForwardIt last, BinaryPred binary_pred)
+{
+  return dispatch<unique_count_algorithm>(static_cast<Derived&>(policy), first, last, binary_pred);
+}
+
+// Without a predicate, == (as Thrust's generic unique_count supplies it: its CUDA backend has only
+// the form with one).
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class ForwardIt>
+SPSCAN_HOST_DEVICE decltype(auto) unique_count(execution_policy<Derived>& policy, ForwardIt first, ForwardIt last)
+{
+  equal_values<ForwardIt> equal;
+  return dispatch<unique_count_algorithm>(static_cast<Derived&>(policy), first, last, equal);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) unique_by_key(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<unique_by_key_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) unique_by_key_copy(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<unique_by_key_copy_algorithm>(static_cast<Derived&>(policy), args...);
+}
+
+_CCCL_EXEC_CHECK_DISABLE
+template <class Derived, class... Args>
+SPSCAN_HOST_DEVICE decltype(auto) reduce_by_key(execution_policy<Derived>& policy, Args... args)
+{
+  return dispatch<reduce_by_key_algorithm>(static_cast<Derived&>(policy), args...);
 }
 
 } // namespace spscan::detail::scan_routing

@@ -130,4 +130,43 @@ SPSCAN_HOST_DEVICE auto kernel_or_thrust_backend(ThrustBackend thrust_backend, D
   }
 }
 
+// A kernel route that never serves: the algorithm runs Thrust's CUDA backend wherever Thrust would.
+struct thrust_backend_only
+{
+  template <class Derived, class... Args>
+  static constexpr bool serves = false;
+  template <class Derived, class... Args>
+  static void launch(Derived&, Args&...)
+  {}
+};
+
 } // namespace spscan::detail
+
+// The algorithm `name##_algorithm` for dispatch (above): Thrust's entry point thrust::name, the probe
+// of its dispatch (thrust_bridge.h), and `run`, where Thrust would run its CUDA backend: the kernel
+// route `Kernel` where `Kernel::serves<Derived, Args...>`, else Thrust's CUDA backend.
+#define SPSCAN_DETAIL_ROUTED_ALGORITHM(name, Kernel)                                                             \
+  struct name##_algorithm                                                                                        \
+  {                                                                                                              \
+    template <class Policy, class... Args>                                                                       \
+    using thrust_target = thrust_dispatch::name##_target<Policy, Args...>;                                       \
+                                                                                                                 \
+    _CCCL_EXEC_CHECK_DISABLE                                                                                     \
+    template <class Policy, class... Args>                                                                       \
+    SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)                                    \
+    {                                                                                                            \
+      return thrust::name(policy, args...);                                                                      \
+    }                                                                                                            \
+                                                                                                                 \
+    _CCCL_EXEC_CHECK_DISABLE                                                                                     \
+    template <class Derived, class... Args>                                                                      \
+    SPSCAN_HOST_DEVICE static auto run(Derived& policy, Args... args)                                            \
+    {                                                                                                            \
+      return kernel_or_thrust_backend<Kernel, Kernel::template serves<Derived, Args...>>(                        \
+        [&](auto& thrust_policy) {                                                                               \
+          return thrust_cuda_backend::name(thrust_policy, args...);                                              \
+        },                                                                                                       \
+        policy,                                                                                                  \
+        args...);                                                                                                \
+    }                                                                                                            \
+  }

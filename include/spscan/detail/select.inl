@@ -1,14 +1,11 @@
 // spscan's selections: copy_if, remove_copy_if and partition_copy, each with and without a
 // stencil, with and without a policy: Thrust's overload set, dispatched as Thrust dispatches it
-// (route.h), so that code swapped to spscan (or passing spscan::par) keeps its calls.
-//
-// spscan's single-pass selection (programs/select_program.h) is built and tested (the
-// `*_on_kernel` routes below), but it is not the default: it measures ahead of Thrust's own
-// copy_if at every size and of CUB with its count read back, but behind CUB's kernel alone (its
-// count left on the device) below 2^24 (docs/design.md#stream-compaction). Until it is the
-// default (`selection_program_is_default`), where Thrust would run its CUDA backend these run
-// Thrust's CUDA backend, with the caller's arguments.
-// Results, return values, synchronization and allocation are Thrust's.
+// (route.h), so that code swapped to spscan (or passing spscan::par) keeps its calls. Where Thrust
+// would run its CUDA backend, they run spscan's single-pass selection (programs/select_program.h)
+// for every value type the kernel holds (route.h), and Thrust's CUDA backend for the others. The
+// selection measures ahead of Thrust's same call at every size and of CUB with its count read back
+// (docs/design.md#stream-compaction). Results, return values and synchronization are Thrust's: the
+// call waits for its count.
 #pragma once
 
 #include <spscan/detail/accumulator.h>
@@ -46,9 +43,16 @@ std::size_t selection_size(InputIt first, InputIt last)
   return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
+// Whether the selection program serves a call whose input is `InputIt` (route.h).
+template <class Derived, class InputIt>
+constexpr bool selection_runs_on_kernel = runs_on_kernel<Derived, value_of<InputIt>>;
+
 // The kernel routes (route.h) of the selections, with and without a stencil.
 struct copy_if_on_kernel
 {
+  template <class Derived, class InputIt, class... Rest>
+  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+
   template <class Derived, class InputIt, class OutputIt, class Pred>
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Pred pred)
   {
@@ -65,6 +69,9 @@ struct copy_if_on_kernel
 
 struct remove_copy_if_on_kernel
 {
+  template <class Derived, class InputIt, class... Rest>
+  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+
   template <class Derived, class InputIt, class OutputIt, class Pred>
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, Pred pred)
   {
@@ -79,6 +86,9 @@ struct remove_copy_if_on_kernel
 
 struct partition_copy_on_kernel
 {
+  template <class Derived, class InputIt, class... Rest>
+  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+
   template <class Derived, class InputIt, class OutputIt1, class OutputIt2, class Pred>
   static thrust::pair<OutputIt1, OutputIt2>
   launch(Derived& policy, InputIt first, InputIt last, OutputIt1 out_true, OutputIt2 out_false, Pred pred)
@@ -96,97 +106,9 @@ struct partition_copy_on_kernel
   }
 };
 
-// Whether the selections route to spscan's selection program where it serves the call (input
-// value types the kernel takes, route.h), rather than to Thrust's CUDA backend. Off until the
-// program measures faster than Thrust's (see the top of this file).
-constexpr bool selection_program_is_default = false;
-
-template <class Derived, class InputIt>
-constexpr bool selection_runs_on_kernel = selection_program_is_default && runs_on_kernel<Derived, value_of<InputIt>>;
-
-// Each selection's algorithm for dispatch (route.h): Thrust's entry point, the probe of its
-// dispatch, and `run`, where Thrust would run its CUDA backend: the selection program where it is
-// the default and serves the call, else Thrust's CUDA backend.
-struct copy_if_algorithm
-{
-  template <class Policy, class... Args>
-  using thrust_target = thrust_dispatch::copy_if_target<Policy, Args...>;
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Policy, class... Args>
-  SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)
-  {
-    return thrust::copy_if(policy, args...);
-  }
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class InputIt, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
-  {
-    return kernel_or_thrust_backend<copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&](auto& thrust_policy) {
-        return thrust_cuda_backend::copy_if(thrust_policy, first, last, args...);
-      },
-      policy,
-      first,
-      last,
-      args...);
-  }
-};
-
-struct remove_copy_if_algorithm
-{
-  template <class Policy, class... Args>
-  using thrust_target = thrust_dispatch::remove_copy_if_target<Policy, Args...>;
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Policy, class... Args>
-  SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)
-  {
-    return thrust::remove_copy_if(policy, args...);
-  }
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class InputIt, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
-  {
-    return kernel_or_thrust_backend<remove_copy_if_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&](auto& thrust_policy) {
-        return thrust_cuda_backend::remove_copy_if(thrust_policy, first, last, args...);
-      },
-      policy,
-      first,
-      last,
-      args...);
-  }
-};
-
-struct partition_copy_algorithm
-{
-  template <class Policy, class... Args>
-  using thrust_target = thrust_dispatch::partition_copy_target<Policy, Args...>;
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Policy, class... Args>
-  SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)
-  {
-    return thrust::partition_copy(policy, args...);
-  }
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class InputIt, class... Args>
-  SPSCAN_HOST_DEVICE static auto run(Derived& policy, InputIt first, InputIt last, Args... args)
-  {
-    return kernel_or_thrust_backend<partition_copy_on_kernel, selection_runs_on_kernel<Derived, InputIt>>(
-      [&](auto& thrust_policy) {
-        return thrust_cuda_backend::partition_copy(thrust_policy, first, last, args...);
-      },
-      policy,
-      first,
-      last,
-      args...);
-  }
-};
+SPSCAN_DETAIL_ROUTED_ALGORITHM(copy_if, copy_if_on_kernel);
+SPSCAN_DETAIL_ROUTED_ALGORITHM(remove_copy_if, remove_copy_if_on_kernel);
+SPSCAN_DETAIL_ROUTED_ALGORITHM(partition_copy, partition_copy_on_kernel);
 
 } // namespace spscan::detail
 

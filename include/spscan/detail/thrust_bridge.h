@@ -23,29 +23,37 @@
 #include <thrust/system/cuda/detail/copy_if.h>
 #include <thrust/system/cuda/detail/execution_policy.h>
 #include <thrust/system/cuda/detail/partition.h>
+#include <thrust/system/cuda/detail/reduce_by_key.h>
 #include <thrust/system/cuda/detail/remove.h>
 #include <thrust/system/cuda/detail/scan.h>
 #include <thrust/system/cuda/detail/scan_by_key.h>
 #include <thrust/system/cuda/detail/transform_scan.h>
+#include <thrust/system/cuda/detail/unique.h>
+#include <thrust/system/cuda/detail/unique_by_key.h>
 #include <thrust/system/cuda/detail/util.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/detail/bad_alloc.h>
 #include <thrust/system/detail/generic/copy_if.h>
 #include <thrust/system/detail/generic/partition.h>
+#include <thrust/system/detail/generic/reduce_by_key.h>
 #include <thrust/system/detail/generic/remove.h>
 #include <thrust/system/detail/generic/scan.h>
 #include <thrust/system/detail/generic/scan_by_key.h>
 #include <thrust/system/detail/generic/select_system.h>
 #include <thrust/system/detail/generic/transform_scan.h>
+#include <thrust/system/detail/generic/unique.h>
+#include <thrust/system/detail/generic/unique_by_key.h>
 
 #include <thrust/system/cuda/execution_policy.h>
 
 // The public algorithms the sequential fallbacks call (thrust_cuda_backend below).
 #include <thrust/copy.h>
 #include <thrust/partition.h>
+#include <thrust/reduce.h>
 #include <thrust/remove.h>
 #include <thrust/scan.h>
 #include <thrust/transform_scan.h>
+#include <thrust/unique.h>
 
 // thrust::try_unwrap_contiguous_iterator (public API) moved to a header of its own in CCCL 3.0.
 // Decided by version, not __has_include: another CCCL's headers may be further down the path.
@@ -274,17 +282,76 @@ SPSCAN_HOST_DEVICE cuda_backend_twin partition_copy(thrust::cuda_cub::execution_
 template <class D, class I, class S, class O1, class O2, class P>
 SPSCAN_HOST_DEVICE cuda_backend_twin partition_copy(thrust::cuda_cub::execution_policy<D>&, I, I, S, O1, O2, P);
 
+// In place: remove, remove_if (with and without a stencil), partition and stable_partition.
+template <class D, class I, class T>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove(thrust::cuda_cub::execution_policy<D>&, I, I, const T&);
+template <class D, class I, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove_if(thrust::cuda_cub::execution_policy<D>&, I, I, P);
+template <class D, class I, class S, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove_if(thrust::cuda_cub::execution_policy<D>&, I, I, S, P);
+template <class D, class I, class O, class T>
+SPSCAN_HOST_DEVICE cuda_backend_twin remove_copy(thrust::cuda_cub::execution_policy<D>&, I, I, O, const T&);
+
+template <class D, class I, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin partition(thrust::cuda_cub::execution_policy<D>&, I, I, P);
+template <class D, class I, class S, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin partition(thrust::cuda_cub::execution_policy<D>&, I, I, S, P);
+template <class D, class I, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin stable_partition(thrust::cuda_cub::execution_policy<D>&, I, I, P);
+template <class D, class I, class S, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin stable_partition(thrust::cuda_cub::execution_policy<D>&, I, I, S, P);
+template <class D, class I, class O1, class O2, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin stable_partition_copy(thrust::cuda_cub::execution_policy<D>&, I, I, O1, O2, P);
+template <class D, class I, class S, class O1, class O2, class P>
+SPSCAN_HOST_DEVICE cuda_backend_twin stable_partition_copy(thrust::cuda_cub::execution_policy<D>&, I, I, S, O1, O2, P);
+
+// The runs: unique, unique_copy, unique_count, unique_by_key, unique_by_key_copy, reduce_by_key.
+template <class D, class F>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique(thrust::cuda_cub::execution_policy<D>&, F, F);
+template <class D, class F, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique(thrust::cuda_cub::execution_policy<D>&, F, F, B);
+template <class D, class I, class O>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_copy(thrust::cuda_cub::execution_policy<D>&, I, I, O);
+template <class D, class I, class O, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_copy(thrust::cuda_cub::execution_policy<D>&, I, I, O, B);
+template <class D, class F, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_count(thrust::cuda_cub::execution_policy<D>&, F, F, B);
+template <class D, class K, class V>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V);
+template <class D, class K, class V, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, B);
+template <class D, class K, class V, class KO, class VO>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_by_key_copy(thrust::cuda_cub::execution_policy<D>&, K, K, V, KO, VO);
+template <class D, class K, class V, class KO, class VO, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin unique_by_key_copy(thrust::cuda_cub::execution_policy<D>&, K, K, V, KO, VO, B);
+template <class D, class K, class V, class KO, class VO>
+SPSCAN_HOST_DEVICE cuda_backend_twin reduce_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, KO, VO);
+template <class D, class K, class V, class KO, class VO, class B>
+SPSCAN_HOST_DEVICE cuda_backend_twin reduce_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, KO, VO, B);
+template <class D, class K, class V, class KO, class VO, class B, class Op>
+SPSCAN_HOST_DEVICE cuda_backend_twin reduce_by_key(thrust::cuda_cub::execution_policy<D>&, K, K, V, KO, VO, B, Op);
+
 using thrust::system::detail::generic::copy_if;
 using thrust::system::detail::generic::exclusive_scan;
 using thrust::system::detail::generic::exclusive_scan_by_key;
 using thrust::system::detail::generic::inclusive_scan;
 using thrust::system::detail::generic::inclusive_scan_by_key;
+using thrust::system::detail::generic::partition;
 using thrust::system::detail::generic::partition_copy;
+using thrust::system::detail::generic::reduce_by_key;
+using thrust::system::detail::generic::remove;
+using thrust::system::detail::generic::remove_copy;
 using thrust::system::detail::generic::remove_copy_if;
+using thrust::system::detail::generic::remove_if;
+using thrust::system::detail::generic::stable_partition;
+using thrust::system::detail::generic::stable_partition_copy;
+using thrust::system::detail::generic::unique;
+using thrust::system::detail::generic::unique_by_key;
+using thrust::system::detail::generic::unique_by_key_copy;
+using thrust::system::detail::generic::unique_copy;
+using thrust::system::detail::generic::unique_count;
 using thrust::system::detail::generic::transform_exclusive_scan;
 using thrust::system::detail::generic::transform_inclusive_scan;
-
-
 
 // The overload Thrust's dispatch resolves to, for the policy and the arguments (as lvalues, as
 // Thrust's entry points pass them). Ill-formed (ambiguous) where it is the CUDA backend's.
@@ -311,6 +378,23 @@ template <class P, class... A>
 using remove_copy_if_target = decltype(remove_copy_if(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
 template <class P, class... A>
 using partition_copy_target = decltype(partition_copy(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
+
+#define SPSCAN_DETAIL_THRUST_TARGET(name) \
+  template <class P, class... A>          \
+  using name##_target = decltype(name(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...))
+SPSCAN_DETAIL_THRUST_TARGET(remove);
+SPSCAN_DETAIL_THRUST_TARGET(remove_if);
+SPSCAN_DETAIL_THRUST_TARGET(remove_copy);
+SPSCAN_DETAIL_THRUST_TARGET(partition);
+SPSCAN_DETAIL_THRUST_TARGET(stable_partition);
+SPSCAN_DETAIL_THRUST_TARGET(stable_partition_copy);
+SPSCAN_DETAIL_THRUST_TARGET(unique);
+SPSCAN_DETAIL_THRUST_TARGET(unique_copy);
+SPSCAN_DETAIL_THRUST_TARGET(unique_count);
+SPSCAN_DETAIL_THRUST_TARGET(unique_by_key);
+SPSCAN_DETAIL_THRUST_TARGET(unique_by_key_copy);
+SPSCAN_DETAIL_THRUST_TARGET(reduce_by_key);
+#undef SPSCAN_DETAIL_THRUST_TARGET
 
 template <class Void, template <class...> class Target, class... Args>
 struct resolves_elsewhere : ::cuda::std::false_type
@@ -462,6 +546,34 @@ SPSCAN_HOST_DEVICE auto partition_copy(sequential_policy& policy, Args... args)
 {
   return thrust::partition_copy(policy, args...);
 }
+
+// The same pair for each algorithm below.
+#define SPSCAN_DETAIL_THRUST_BACKEND(name)                                     \
+  _CCCL_EXEC_CHECK_DISABLE                                                     \
+  template <class Derived, class... Args>                                      \
+  SPSCAN_HOST_DEVICE auto name(cuda_policy<Derived>& policy, Args... args)     \
+  {                                                                            \
+    return thrust::cuda_cub::name(policy, args...);                            \
+  }                                                                            \
+  _CCCL_EXEC_CHECK_DISABLE                                                     \
+  template <class... Args>                                                     \
+  SPSCAN_HOST_DEVICE auto name(sequential_policy& policy, Args... args)        \
+  {                                                                            \
+    return thrust::name(policy, args...);                                      \
+  }
+SPSCAN_DETAIL_THRUST_BACKEND(remove)
+SPSCAN_DETAIL_THRUST_BACKEND(remove_if)
+SPSCAN_DETAIL_THRUST_BACKEND(remove_copy)
+SPSCAN_DETAIL_THRUST_BACKEND(partition)
+SPSCAN_DETAIL_THRUST_BACKEND(stable_partition)
+SPSCAN_DETAIL_THRUST_BACKEND(stable_partition_copy)
+SPSCAN_DETAIL_THRUST_BACKEND(unique)
+SPSCAN_DETAIL_THRUST_BACKEND(unique_copy)
+SPSCAN_DETAIL_THRUST_BACKEND(unique_count)
+SPSCAN_DETAIL_THRUST_BACKEND(unique_by_key)
+SPSCAN_DETAIL_THRUST_BACKEND(unique_by_key_copy)
+SPSCAN_DETAIL_THRUST_BACKEND(reduce_by_key)
+#undef SPSCAN_DETAIL_THRUST_BACKEND
 
 } // namespace thrust_cuda_backend
 
