@@ -371,14 +371,14 @@ sanitizer_shards() { # sanitizer_shards <program name> <tool>
   esac
 }
 
-# Programs that make no CUDA call at all (host fallback, the protocol model, the host models of the
+# Programs that make no CUDA call at all (host fallback, the protocol models, the host models of the
 # ablation bench's block scans, its CSV, the version, the exact-operator trait, the planner's
-# choices): compute-sanitizer
-# refuses them ("terminated before first instrumented API call"), so they are not run under it.
+# choices): compute-sanitizer refuses them ("terminated before first instrumented API call"), so
+# they are not run under it.
 host_only_program() { # host_only_program <program name>
   case "$1" in
     host_fallback_test | lookback_model_test | ring_model_test | ablation_block_scans_test | ablation_csv_test | version_test \
-      | exact_association_test | planner_test) return 0 ;;
+      | exact_association_test | planner_test | in_place_compaction_model_test) return 0 ;;
     *) return 1 ;;
   esac
 }
