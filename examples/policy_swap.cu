@@ -1,8 +1,9 @@
 // A Thrust program moved to spscan by changing its execution policy and nothing else.
 //
 // `summarize_orders` is ordinary Thrust code: every call takes the policy it is given. main()
-// runs it once with thrust::device and once with spscan::par; the scans of the second run execute
-// on spscan's kernel, every other algorithm on Thrust's, and the two runs must agree exactly.
+// runs it once with thrust::device and once with spscan::par; the scans and the copy_if of the
+// second run execute on spscan's kernels, every other algorithm on Thrust's, and the two runs must
+// agree exactly.
 #include <spscan/execution_policy.h>
 
 #include <thrust/copy.h>
@@ -97,9 +98,9 @@ order_summary summarize_orders(const Policy& policy, int orders)
   return {to_host(sizes), to_host(slots), to_host(so_far), to_host(load), to_host(bulk), total};
 }
 
-// Scans run on spscan's kernel while `run` executes.
+// Calls run on spscan's kernels while `run` executes.
 template <class Run>
-unsigned long long scans_on_spscan_during(Run&& run)
+unsigned long long calls_on_spscan_during(Run&& run)
 {
   const unsigned long long before = spscan::detail::route_stats().kernel.load();
   run();
@@ -109,30 +110,30 @@ unsigned long long scans_on_spscan_during(Run&& run)
 int main()
 {
   const int orders = 1 << 20;
-  const int scans  = 3; // exclusive_scan, inclusive_scan, transform_inclusive_scan
+  const int calls  = 4; // exclusive_scan, inclusive_scan, transform_inclusive_scan, copy_if
 
   order_summary with_thrust;
-  const unsigned long long thrust_run = scans_on_spscan_during([&] {
+  const unsigned long long thrust_run = calls_on_spscan_during([&] {
     with_thrust = summarize_orders(thrust::device, orders);
   });
 
   // The whole change: this line was `auto policy = thrust::device;`.
   auto policy = spscan::par;
   order_summary with_spscan;
-  const unsigned long long spscan_run = scans_on_spscan_during([&] {
+  const unsigned long long spscan_run = calls_on_spscan_during([&] {
     with_spscan = summarize_orders(policy, orders);
   });
 
   std::printf("orders: %d, items: %lld, bulk orders: %zu\n", orders, with_spscan.total_items, with_spscan.bulk_orders.size());
-  std::printf("thrust::device: %llu of %d scans ran on spscan's kernel\n", thrust_run, scans);
-  std::printf("spscan::par:    %llu of %d scans ran on spscan's kernel "
-              "(exclusive_scan, inclusive_scan, transform_inclusive_scan)\n",
+  std::printf("thrust::device: %llu of %d calls ran on spscan's kernels\n", thrust_run, calls);
+  std::printf("spscan::par:    %llu of %d calls ran on spscan's kernels "
+              "(exclusive_scan, inclusive_scan, transform_inclusive_scan, copy_if)\n",
               spscan_run,
-              scans);
+              calls);
 
-  if (!(with_spscan == with_thrust) || thrust_run != 0 || spscan_run != static_cast<unsigned long long>(scans))
+  if (!(with_spscan == with_thrust) || thrust_run != 0 || spscan_run != static_cast<unsigned long long>(calls))
   {
-    std::printf("FAILED: the two runs differ, or a scan took an unexpected route\n");
+    std::printf("FAILED: the two runs differ, or a call took an unexpected route\n");
     return EXIT_FAILURE;
   }
   std::printf("identical results with thrust::device and spscan::par\n");
