@@ -213,6 +213,8 @@ TEST(Compaction, ThrustsCudaPoliciesReachTheCudaBackendForEveryForm)
   static_assert(reaches_cuda_backend<probe::unique_copy_target, device, it, it, it>);
   static_assert(reaches_cuda_backend<probe::unique_copy_target, device, it, it, it, eq>);
   static_assert(reaches_cuda_backend<probe::unique_count_target, device, it, it, eq>);
+  static_assert(reaches_cuda_backend<spscan::detail::unique_count_algorithm::thrust_target, device, it, it>,
+                "unique_count without a predicate: where the same call with == reaches it");
   static_assert(reaches_cuda_backend<probe::unique_by_key_target, device, it, it, it>);
   static_assert(reaches_cuda_backend<probe::unique_by_key_target, device, it, it, it, eq>);
   static_assert(reaches_cuda_backend<probe::unique_by_key_copy_target, device, it, it, it, it, it>);
@@ -229,6 +231,52 @@ TEST(Compaction, ThrustsCudaPoliciesReachTheCudaBackendForEveryForm)
   static_assert(!reaches_cuda_backend<probe::unique_target, host, int*, int*>);
   static_assert(!reaches_cuda_backend<probe::reduce_by_key_target, host, int*, int*, int*, int*, int*>);
   SUCCEED();
+}
+
+// CPU: a program's own system with its own overloads gets them, in every arity Thrust's entry
+// points take (unique_count without a predicate included, which Thrust's CUDA backend lacks).
+namespace user_code
+{
+struct audited : thrust::execution_policy<audited>
+{
+  int unique_count_calls  = 0;
+  int unique_calls        = 0;
+  int reduce_by_key_calls = 0;
+};
+
+template <class It>
+std::ptrdiff_t unique_count(audited& system, It, It)
+{
+  ++system.unique_count_calls;
+  return 0;
+}
+
+template <class It>
+It unique(audited& system, It first, It)
+{
+  ++system.unique_calls;
+  return first;
+}
+
+template <class K, class V, class KO, class VO>
+thrust::pair<KO, VO> reduce_by_key(audited& system, K, K, V, KO keys_out, VO values_out)
+{
+  ++system.reduce_by_key_calls;
+  return {keys_out, values_out};
+}
+} // namespace user_code
+
+TEST(Compaction, AProgramsOwnSystemGetsItsOwnOverloads)
+{
+  user_code::audited system;
+  int data[4] = {1, 1, 2, 3};
+  int out[4]  = {};
+  spscan::unique_count(system, data, data + 4);
+  spscan::unique(system, data, data + 4);
+  spscan::reduce_by_key(system, data, data + 4, data, out, out);
+  EXPECT_EQ(system.unique_count_calls, 1) << "spscan::unique_count reached the program's overload";
+  EXPECT_EQ(system.unique_calls, 1) << "spscan::unique reached the program's overload";
+  EXPECT_EQ(system.reduce_by_key_calls, 1) << "spscan::reduce_by_key reached the program's overload";
 }
 
 // ---------------------------------------------------------------------------------------------

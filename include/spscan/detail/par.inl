@@ -146,14 +146,11 @@ unique_count(execution_policy<Derived>& policy, ForwardIt first, ForwardIt last,
   return dispatch<unique_count_algorithm>(static_cast<Derived&>(policy), first, last, binary_pred);
 }
 
-// Without a predicate, == (as Thrust's generic unique_count supplies it: its CUDA backend has only
-// the form with one).
 _CCCL_EXEC_CHECK_DISABLE
 template <class Derived, class ForwardIt>
 SPSCAN_HOST_DEVICE decltype(auto) unique_count(execution_policy<Derived>& policy, ForwardIt first, ForwardIt last)
 {
-  equal_values<ForwardIt> equal;
-  return dispatch<unique_count_algorithm>(static_cast<Derived&>(policy), first, last, equal);
+  return dispatch<unique_count_algorithm>(static_cast<Derived&>(policy), first, last);
 }
 
 _CCCL_EXEC_CHECK_DISABLE

@@ -97,6 +97,61 @@ struct unique_count_on_kernel
     return static_cast<difference_of<ForwardIt>>(
       select_on_device<false>(policy, heads, selection_size(first, last), no_stencil{}, none, none, is_head{}));
   }
+  template <class Derived, class ForwardIt>
+  static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last)
+  {
+    return launch(policy, first, last, equal_values<ForwardIt>{});
+  }
+};
+
+// unique_count's algorithm for dispatch (route.h), written out where the others are made by
+// SPSCAN_DETAIL_ROUTED_ALGORITHM: Thrust's CUDA backend has only the form with a predicate (its
+// generic algorithm supplies ==), so a call without one reaches the CUDA backend exactly where
+// the same call with == would, and runs it with ==. A user's overload of the form without a
+// predicate still wins through Thrust's entry point.
+struct unique_count_algorithm
+{
+  template <class ForwardIt, class... BinaryPred>
+  struct predicate_of
+  {
+    using type = equal_values<ForwardIt>;
+  };
+  template <class ForwardIt, class BinaryPred>
+  struct predicate_of<ForwardIt, BinaryPred>
+  {
+    using type = BinaryPred;
+  };
+  template <class Policy, class ForwardIt, class... BinaryPred>
+  using thrust_target = thrust_dispatch::
+    unique_count_target<Policy, ForwardIt, ForwardIt, typename predicate_of<ForwardIt, BinaryPred...>::type>;
+
+  _CCCL_EXEC_CHECK_DISABLE
+  template <class Policy, class... Args>
+  SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)
+  {
+    return thrust::unique_count(policy, args...);
+  }
+
+  _CCCL_EXEC_CHECK_DISABLE
+  template <class Derived, class ForwardIt, class... BinaryPred>
+  SPSCAN_HOST_DEVICE static auto run(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred... binary_pred)
+  {
+    return kernel_or_thrust_backend<unique_count_on_kernel, unique_count_on_kernel::serves<Derived, ForwardIt>>(
+      [&](auto& thrust_policy) {
+        if constexpr (sizeof...(BinaryPred) == 0)
+        {
+          return thrust_cuda_backend::unique_count(thrust_policy, first, last, equal_values<ForwardIt>{});
+        }
+        else
+        {
+          return thrust_cuda_backend::unique_count(thrust_policy, first, last, binary_pred...);
+        }
+      },
+      policy,
+      first,
+      last,
+      binary_pred...);
+  }
 };
 
 // unique_by_key: the keys and values as one sequence of pairs, selected on the keys' heads.
@@ -148,7 +203,6 @@ struct unique_by_key_on_kernel
 
 SPSCAN_DETAIL_ROUTED_ALGORITHM(unique, unique_on_kernel);
 SPSCAN_DETAIL_ROUTED_ALGORITHM(unique_copy, unique_copy_on_kernel);
-SPSCAN_DETAIL_ROUTED_ALGORITHM(unique_count, unique_count_on_kernel);
 SPSCAN_DETAIL_ROUTED_ALGORITHM(unique_by_key, unique_by_key_on_kernel);
 SPSCAN_DETAIL_ROUTED_ALGORITHM(unique_by_key_copy, unique_by_key_copy_on_kernel);
 
@@ -224,8 +278,8 @@ OutputIt unique_copy(InputIt first, InputIt last, OutputIt result, BinaryPredica
   return spscan::unique_copy(system, first, last, result, binary_pred);
 }
 
-// unique_count: the number of runs of equal elements. Without a predicate, == (as Thrust's generic
-// algorithm supplies it).
+// unique_count: the number of runs of equal elements (binary_pred: equality of neighbours; default
+// ==).
 
 _CCCL_EXEC_CHECK_DISABLE
 template <class DerivedPolicy, class ForwardIt, class BinaryPredicate>
@@ -240,7 +294,7 @@ template <class DerivedPolicy, class ForwardIt>
 SPSCAN_HOST_DEVICE detail::difference_of<ForwardIt>
 unique_count(const detail::policy_base<DerivedPolicy>& exec, ForwardIt first, ForwardIt last)
 {
-  return spscan::unique_count(exec, first, last, detail::equal_values<ForwardIt>{});
+  return detail::dispatch<detail::unique_count_algorithm>(detail::derived_policy(exec), first, last);
 }
 
 template <class ForwardIt, class BinaryPredicate>
