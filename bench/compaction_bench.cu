@@ -1,5 +1,6 @@
 // Run heads and removals: spscan's unique_copy, unique_by_key_copy, unique_count and the in-place
-// unique and remove_if (the selection program, their default route) against Thrust's same calls and
+// unique and remove_if (the selection program, called as their kernel routes call it: each is the
+// default once measured here, detail/select.inl) against Thrust's same calls and
 // CUB's DeviceSelect::Unique / UniqueByKey (temporary storage allocated before timing), int32 and
 // int64 keys, 2^16 to 2^28 elements, runs of 1, 2 and 32 equal keys. CUB is timed as a caller of
 // the Thrust call sees it (its count read back to the host) and as its kernel alone. The roofline
@@ -67,6 +68,7 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
   event_timer timer;
   const int warmups        = 3;
   const auto policy        = [&] { return thrust::cuda::par_nosync(alloc).on(bench_stream); };
+  auto ours_policy         = policy(); // the kernel routes take the policy by reference
   const auto same          = [&](const auto* a, const auto* b, std::ptrdiff_t a_n, std::ptrdiff_t b_n) {
     return a_n == b_n && compare_on_device(a, b, static_cast<std::size_t>(a_n), sm_count).passed;
   };
@@ -104,7 +106,9 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         };
         T* got           = nullptr;
         T* want          = nullptr;
-        const auto mine  = [&] { got = spscan::unique_copy(policy(), keys.get(), keys.get() + n, ours.get()); };
+        const auto mine  = [&] {
+          got = spscan::detail::unique_copy_on_kernel::launch(ours_policy, keys.get(), keys.get() + n, ours.get());
+        };
         const auto thrust_call = [&] { want = thrust::unique_copy(policy(), keys.get(), keys.get() + n, theirs.get()); };
         mine();
         thrust_call();
@@ -136,7 +140,8 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         };
         thrust::pair<T*, std::int32_t*> got{}, want{};
         const auto mine = [&] {
-          got = spscan::unique_by_key_copy(policy(), keys.get(), keys.get() + n, values.get(), ours.get(), our_values.get());
+          got = spscan::detail::unique_by_key_copy_on_kernel::launch(
+            ours_policy, keys.get(), keys.get() + n, values.get(), ours.get(), our_values.get());
         };
         const auto thrust_call = [&] {
           want = thrust::unique_by_key_copy(policy(), keys.get(), keys.get() + n, values.get(), theirs.get(), their_values.get());
@@ -157,7 +162,9 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
       // unique_count, against thrust's (the roofline: a read of the input).
       {
         std::ptrdiff_t got = 0, want = 0;
-        const auto mine        = [&] { got = spscan::unique_count(policy(), keys.get(), keys.get() + n); };
+        const auto mine        = [&] {
+          got = spscan::detail::unique_count_on_kernel::launch(ours_policy, keys.get(), keys.get() + n);
+        };
         const auto thrust_call = [&] { want = thrust::unique_count(policy(), keys.get(), keys.get() + n); };
         mine();
         thrust_call();
@@ -173,7 +180,7 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         T* want = nullptr;
         const auto mine = [&] {
           restore();
-          got = spscan::unique(policy(), work.get(), work.get() + n);
+          got = spscan::detail::unique_on_kernel::launch(ours_policy, work.get(), work.get() + n);
         };
         const auto thrust_call = [&] {
           restore();
@@ -196,7 +203,7 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         T* want = nullptr;
         const auto mine = [&] {
           restore();
-          got = spscan::remove_if(policy(), work.get(), work.get() + n, pred);
+          got = spscan::detail::remove_if_on_kernel::launch(ours_policy, work.get(), work.get() + n, pred);
         };
         const auto thrust_call = [&] {
           restore();

@@ -2,7 +2,9 @@
 //
 // The input is 16 M bytes of a scanline-like signal (runs of one value, 1 to 64 long). Thrust's
 // example encodes it with reduce_by_key over a constant_iterator of ones (each run's value and its
-// length). On spscan the same encoding is two single-pass compactions and a subtraction:
+// length). With spscan's calls the same encoding is a compaction and a subtraction (the compaction
+// runs spscan's selection where run heads are its default route, detail/select.inl, and Thrust's
+// unique_by_key_copy until then):
 //
 //   spscan::unique_by_key_copy(values, values + n, counting_iterator(0), run_values, run_starts);
 //   run length k = run_starts[k + 1] - run_starts[k]   (the last: n - run_starts[last])

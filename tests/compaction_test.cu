@@ -1,11 +1,14 @@
-// Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove and
-// remove_if (in place), remove_copy, unique (in place), unique_copy, unique_count, unique_by_key (in
-// place), unique_by_key_copy and stable_partition_copy on the selection program; partition,
-// stable_partition and reduce_by_key on Thrust's CUDA backend through spscan's dispatch. On the CPU:
-// host policies give the sequential results, and Thrust's CUDA policies are recognized as reaching
-// its CUDA backend in every form. On a GPU: each form gives the sequential reference's and Thrust's
-// results and ends, in place too, around tile edges and on inputs large enough for the ring engine;
-// each call takes the route it should, and Thrust's entry points called with spscan::par take it.
+// Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove_copy
+// and stable_partition_copy on the selection program; remove and remove_if (in place), unique (in
+// place), unique_copy, unique_count, unique_by_key (in place) and unique_by_key_copy on it too
+// where their routes are the default (select.inl), Thrust's CUDA backend until then; partition,
+// stable_partition and reduce_by_key on Thrust's CUDA backend, all through spscan's dispatch. On
+// the CPU: host policies give the sequential results, a program's own system gets its own
+// overloads, and Thrust's CUDA policies are recognized as reaching its CUDA backend in every form.
+// On a GPU: each kernel route (called as its dispatch calls it, so that it runs whatever the
+// default) gives the sequential reference's and Thrust's results and ends, in place too, around
+// tile edges and on inputs large enough for the ring engine; each public call takes the route it
+// should, from spscan's functions and from Thrust's entry points with spscan::par.
 #include <spscan/execution_policy.h>
 #include <spscan/partition.h>
 #include <spscan/reduce.h>
@@ -56,6 +59,27 @@ struct same_quarter
     return static_cast<long long>(a) / 4 == static_cast<long long>(b) / 4;
   }
 };
+
+// The kernel routes, called as the dispatch calls them (route.h), with a copy of the policy.
+namespace kernel
+{
+#define SPSCAN_TEST_KERNEL_ROUTE(name)                                  \
+  template <class Policy, class... Args>                                \
+  auto name(const Policy& policy, Args... args)                         \
+  {                                                                     \
+    auto p = policy;                                                    \
+    return spscan::detail::name##_on_kernel::launch(p, args...);        \
+  }
+SPSCAN_TEST_KERNEL_ROUTE(remove)
+SPSCAN_TEST_KERNEL_ROUTE(remove_if)
+SPSCAN_TEST_KERNEL_ROUTE(remove_copy)
+SPSCAN_TEST_KERNEL_ROUTE(unique)
+SPSCAN_TEST_KERNEL_ROUTE(unique_copy)
+SPSCAN_TEST_KERNEL_ROUTE(unique_count)
+SPSCAN_TEST_KERNEL_ROUTE(unique_by_key)
+SPSCAN_TEST_KERNEL_ROUTE(unique_by_key_copy)
+#undef SPSCAN_TEST_KERNEL_ROUTE
+} // namespace kernel
 
 // Sequential references.
 template <class T, class Pred>
@@ -318,22 +342,22 @@ void expect_removals_exact(std::size_t n, int odd_per_mille)
   const auto without    = kept_unless(host, host, [&](const T& x) { return x == removed_value; });
 
   thrust::device_vector<T> mine = in, theirs = in;
-  auto my_end    = spscan::remove_if(thrust::device, mine.begin(), mine.end(), is_odd{});
+  auto my_end    = kernel::remove_if(thrust::device, mine.begin(), mine.end(), is_odd{});
   auto their_end = thrust::remove_if(thrust::device, theirs.begin(), theirs.end(), is_odd{});
   ASSERT_EQ(my_end - mine.begin(), their_end - theirs.begin()) << "remove_if: end";
   EXPECT_EQ(prefix(mine, my_end - mine.begin()), kept_unless(host, host, is_odd{})) << "remove_if";
 
   mine   = in;
-  my_end = spscan::remove_if(thrust::cuda::par_nosync, mine.begin(), mine.end(), stencil.begin(), is_odd{});
+  my_end = kernel::remove_if(thrust::cuda::par_nosync, mine.begin(), mine.end(), stencil.begin(), is_odd{});
   EXPECT_EQ(prefix(mine, my_end - mine.begin()), kept_unless(host, decider, is_odd{})) << "remove_if with stencil";
 
   mine   = in;
-  my_end = spscan::remove(spscan::par, mine.begin(), mine.end(), removed_value);
+  my_end = kernel::remove(spscan::par, mine.begin(), mine.end(), removed_value);
   EXPECT_EQ(prefix(mine, my_end - mine.begin()), without) << "remove";
 
   thrust::device_vector<T> out(n + 1);
   spscan_test::poison(out);
-  my_end = spscan::remove_copy(in.begin(), in.end(), out.begin(), removed_value);
+  my_end = kernel::remove_copy(thrust::device, in.begin(), in.end(), out.begin(), removed_value);
   ASSERT_EQ(my_end - out.begin(), static_cast<std::ptrdiff_t>(without.size())) << "remove_copy: end";
   const std::vector<T> copied = spscan_test::to_host(out);
   EXPECT_TRUE(std::equal(without.begin(), without.end(), copied.begin())) << "remove_copy";
@@ -374,15 +398,15 @@ void expect_unique_forms_exact(std::size_t n, double mean_run)
   const thrust::device_vector<V> d_values(values.begin(), values.end());
 
   thrust::device_vector<K> k = d_keys;
-  auto k_end                 = spscan::unique(thrust::device, k.begin(), k.end());
+  auto k_end                 = kernel::unique(thrust::device, k.begin(), k.end());
   EXPECT_EQ(prefix(k, k_end - k.begin()), at(keys, exact)) << "unique";
   k     = d_keys;
-  k_end = spscan::unique(k.begin(), k.end(), same_quarter{});
+  k_end = kernel::unique(thrust::cuda::par, k.begin(), k.end(), same_quarter{});
   EXPECT_EQ(prefix(k, k_end - k.begin()), at(keys, quarter)) << "unique with a predicate";
 
   thrust::device_vector<K> out(n + 1), theirs(n + 1);
   spscan_test::poison(out);
-  k_end             = spscan::unique_copy(thrust::cuda::par, d_keys.begin(), d_keys.end(), out.begin(), same_quarter{});
+  k_end             = kernel::unique_copy(thrust::cuda::par, d_keys.begin(), d_keys.end(), out.begin(), same_quarter{});
   const auto t_end  = thrust::unique_copy(thrust::device, d_keys.begin(), d_keys.end(), theirs.begin(), same_quarter{});
   ASSERT_EQ(k_end - out.begin(), t_end - theirs.begin()) << "unique_copy: end against Thrust's";
   EXPECT_EQ(prefix(out, k_end - out.begin()), at(keys, quarter)) << "unique_copy";
@@ -390,19 +414,19 @@ void expect_unique_forms_exact(std::size_t n, double mean_run)
                                                        spscan_test::to_host(out).end())))
     << "unique_copy wrote past its end";
 
-  EXPECT_EQ(spscan::unique_count(spscan::par, d_keys.begin(), d_keys.end()), static_cast<std::ptrdiff_t>(exact.size()))
+  EXPECT_EQ(kernel::unique_count(spscan::par, d_keys.begin(), d_keys.end()), static_cast<std::ptrdiff_t>(exact.size()))
     << "unique_count";
-  EXPECT_EQ(spscan::unique_count(d_keys.begin(), d_keys.end(), same_quarter{}), static_cast<std::ptrdiff_t>(quarter.size()))
+  EXPECT_EQ(kernel::unique_count(thrust::device, d_keys.begin(), d_keys.end(), same_quarter{}), static_cast<std::ptrdiff_t>(quarter.size()))
     << "unique_count with a predicate";
 
   k                          = d_keys;
   thrust::device_vector<V> v = d_values;
-  const auto in_place        = spscan::unique_by_key(thrust::device, k.begin(), k.end(), v.begin());
+  const auto in_place        = kernel::unique_by_key(thrust::device, k.begin(), k.end(), v.begin());
   EXPECT_EQ(prefix(k, in_place.first - k.begin()), at(keys, exact)) << "unique_by_key: keys";
   EXPECT_EQ(prefix(v, in_place.second - v.begin()), at(values, exact)) << "unique_by_key: values";
 
   thrust::device_vector<V> out_values(n + 1);
-  const auto copied = spscan::unique_by_key_copy(
+  const auto copied = kernel::unique_by_key_copy(
     thrust::cuda::par_nosync, d_keys.begin(), d_keys.end(), d_values.begin(), out.begin(), out_values.begin(), same_quarter{});
   EXPECT_EQ(prefix(out, copied.first - out.begin()), at(keys, quarter)) << "unique_by_key_copy: keys";
   EXPECT_EQ(prefix(out_values, copied.second - out_values.begin()), at(values, quarter)) << "unique_by_key_copy: values";
@@ -462,27 +486,31 @@ TEST(CompactionOnGpu, PartitionsAndReduceByKeyGiveThrustsResults)
   }
 }
 
-// The routes: every form on the selection program counts one kernel call; the in-place partitions
-// and reduce_by_key one call on Thrust's route; Thrust's entry points with spscan::par the same.
+// The routes: remove_copy and stable_partition_copy run the selection program (one kernel call
+// each); remove, remove_if and the unique family run it where their routes are the default, else
+// Thrust's CUDA backend; partition, stable_partition and reduce_by_key Thrust's CUDA backend; each
+// one call on its route, from spscan's functions and from Thrust's entry points with spscan::par.
 TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
 {
   SPSCAN_REQUIRE_GPU();
+  constexpr unsigned in_place_on_kernel = spscan::detail::in_place_selection_is_default ? 1u : 0u;
+  constexpr unsigned run_heads_on_kernel = spscan::detail::run_head_selection_is_default ? 1u : 0u;
   const std::size_t n = 20000;
   const thrust::device_vector<int> in = spscan_test::to_device(run_values<int>(n, 3.0, 11));
   thrust::device_vector<int> a = in, b(n), c(n);
   {
     const spscan_test::route_probe routed;
+    spscan::remove_copy(in.begin(), in.end(), b.begin(), 4);
+    spscan::stable_partition_copy(in.begin(), in.end(), b.begin(), c.begin(), is_odd{});
     spscan::remove_if(a.begin(), a.end(), is_odd{});
     spscan::remove(thrust::device, a.begin(), a.end(), 4);
-    spscan::remove_copy(in.begin(), in.end(), b.begin(), 4);
     spscan::unique(a.begin(), a.end());
     spscan::unique_copy(in.begin(), in.end(), b.begin());
     spscan::unique_count(in.begin(), in.end());
     spscan::unique_by_key(a.begin(), a.end(), c.begin());
     spscan::unique_by_key_copy(in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    spscan::stable_partition_copy(in.begin(), in.end(), b.begin(), c.begin(), is_odd{});
-    EXPECT_EQ(routed.kernel_calls(), 9u) << "the selection program";
-    EXPECT_EQ(routed.thrust_calls(), 0u);
+    EXPECT_EQ(routed.kernel_calls(), 2u + 2 * in_place_on_kernel + 5 * run_heads_on_kernel) << "the selection program";
+    EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 9u) << "one call each";
   }
   {
     const spscan_test::route_probe routed;
@@ -499,11 +527,12 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     const auto count    = thrust::unique_count(spscan::par, in.begin(), in.end());
     const auto kept_end = thrust::remove_if(spscan::par, b.begin(), b.begin() + 10, is_odd{});
     thrust::unique_by_key_copy(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
+    thrust::remove_copy(spscan::par, in.begin(), in.end(), b.begin(), 4);
     thrust::reduce_by_key(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 4u) << "unique, unique_count, remove_if and unique_by_key_copy";
-    EXPECT_EQ(routed.thrust_calls(), 1u) << "reduce_by_key";
+    EXPECT_EQ(routed.kernel_calls(), 1u + in_place_on_kernel + 3 * run_heads_on_kernel) << "remove_copy, and the defaults";
+    EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 6u) << "each through spscan's dispatch once";
     EXPECT_EQ(end - a.begin(), count) << "unique's end and unique_count agree";
-    (void) kept_end;
+    EXPECT_LE(kept_end - b.begin(), 10);
   }
 }
 

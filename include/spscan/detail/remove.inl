@@ -1,7 +1,8 @@
 // spscan's removals: remove and remove_if (in place, remove_if with and without a stencil) and
-// remove_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). Where the
-// selection program serves the call, each is the selection of the elements to keep; remove and
-// remove_if write over their own input, in a single pass. That is safe for a stable compaction on
+// remove_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). On the
+// selection program each is the selection of the elements to keep (remove_copy by default; remove
+// and remove_if where in_place_selection_is_default, select.inl), and remove and remove_if write
+// over their own input, in a single pass. That is safe for a stable compaction on
 // the look-back: tile t writes its kept elements to [kept before t, kept before t+1), which lies
 // below the end of tile t's input, and it writes only once it has the count of every tile before
 // it, which each of those tiles publishes after reading its own input. So an element is never
@@ -29,7 +30,7 @@ struct equal_to_value
 struct remove_if_on_kernel
 {
   template <class Derived, class InputIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+  static constexpr bool serves = in_place_selection_is_default && selection_runs_on_kernel<Derived, InputIt>;
 
   template <class Derived, class ForwardIt, class Pred>
   static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, Pred pred)
@@ -46,7 +47,7 @@ struct remove_if_on_kernel
 struct remove_on_kernel
 {
   template <class Derived, class InputIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+  static constexpr bool serves = in_place_selection_is_default && selection_runs_on_kernel<Derived, InputIt>;
 
   template <class Derived, class ForwardIt, class T>
   static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, const T& value)

@@ -47,6 +47,14 @@ std::size_t selection_size(InputIt first, InputIt last)
 template <class Derived, class InputIt>
 constexpr bool selection_runs_on_kernel = runs_on_kernel<Derived, value_of<InputIt>>;
 
+// The compactions measured against Thrust's same calls (select_bench) run the selection program by
+// default. The in-place forms (remove.inl) and the run heads (unique.inl) have their kernel routes
+// built and tested; each becomes the default once compaction_bench has measured it at Thrust's
+// speed or better on the GPUs (docs/design.md#stream-compaction). Until then they run Thrust's
+// CUDA backend through the same dispatch.
+constexpr bool in_place_selection_is_default = false;
+constexpr bool run_head_selection_is_default = false;
+
 // The kernel routes (route.h) of the selections, with and without a stencil.
 struct copy_if_on_kernel
 {

@@ -1,6 +1,7 @@
 // spscan's run heads: unique (in place), unique_copy, unique_count, unique_by_key (in place) and
-// unique_by_key_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). Where the
-// selection program serves the call, each is the selection of the first element of every run of
+// unique_by_key_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). On the
+// selection program (where run_head_selection_is_default, select.inl; Thrust's CUDA backend until
+// then), each is the selection of the first element of every run of
 // equal elements, as Thrust's CUDA backend defines it: element i heads a run when i is 0 or
 // binary_pred(element i-1, element i) is false. The head tests are the selection's stencil; the
 // in-place forms write over their input as remove_if does (remove.inl says why that is safe: the one
@@ -58,7 +59,7 @@ using equal_values = thrust::equal_to<value_of<Iterator>>;
 struct unique_copy_on_kernel
 {
   template <class Derived, class InputIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, InputIt>;
+  static constexpr bool serves = run_head_selection_is_default && selection_runs_on_kernel<Derived, InputIt>;
 
   template <class Derived, class InputIt, class OutputIt, class BinaryPred>
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, BinaryPred binary_pred)
@@ -75,7 +76,7 @@ struct unique_copy_on_kernel
 struct unique_on_kernel
 {
   template <class Derived, class ForwardIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, ForwardIt>;
+  static constexpr bool serves = run_head_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
 
   template <class Derived, class ForwardIt, class... BinaryPred>
   static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred... binary_pred)
@@ -87,7 +88,7 @@ struct unique_on_kernel
 struct unique_count_on_kernel
 {
   template <class Derived, class ForwardIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, ForwardIt>;
+  static constexpr bool serves = run_head_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
 
   template <class Derived, class ForwardIt, class BinaryPred>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred binary_pred)
@@ -161,7 +162,8 @@ struct unique_by_key_copy_on_kernel
   using pairs = thrust::zip_iterator<thrust::tuple<KeyIt, ValueIt>>;
 
   template <class Derived, class KeyIt, class KeyIt2, class ValueIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, pairs<KeyIt, ValueIt>>;
+  static constexpr bool serves =
+    run_head_selection_is_default && selection_runs_on_kernel<Derived, pairs<KeyIt, ValueIt>>;
 
   template <class Derived, class KeyIt, class ValueIt, class KeyOutIt, class ValueOutIt, class BinaryPred>
   static thrust::pair<KeyOutIt, ValueOutIt> launch(Derived& policy,
