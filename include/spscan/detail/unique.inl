@@ -1,12 +1,12 @@
 // spscan's run heads: unique (in place), unique_copy, unique_count, unique_by_key (in place) and
 // unique_by_key_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). On the
-// selection program (where run_head_selection_is_default, select.inl; Thrust's CUDA backend until
-// then), each is the selection of the first element of every run of
-// equal elements, as Thrust's CUDA backend defines it: element i heads a run when i is 0 or
+// selection program (their default route where run_head_selection_is_default, select.inl; else
+// Thrust's CUDA backend), each is the selection of the first element of every run of equal
+// elements, as Thrust's CUDA backend defines it: element i heads a run when i is 0 or
 // binary_pred(element i-1, element i) is false. The head tests are the selection's stencil; the
-// in-place forms write over their input as remove_if does (remove.inl says why that is safe: the one
-// element a tile reads below its own input, its predecessor's last, is only ever overwritten by
-// itself).
+// in-place forms write over their input as remove_if does (remove.inl says why that is safe; the
+// one element a tile reads below its own input, its predecessor's last, can be written before the
+// tile has read it only by the predecessor, with its own value).
 #pragma once
 
 #include <spscan/detail/remove.inl>
