@@ -135,9 +135,6 @@ struct thrust_backend_only
 {
   template <class Derived, class... Args>
   static constexpr bool serves = false;
-  template <class Derived, class... Args>
-  static void launch(Derived&, Args&...)
-  {}
 };
 
 } // namespace spscan::detail
