@@ -355,33 +355,18 @@ using thrust::system::detail::generic::transform_inclusive_scan;
 
 // The overload Thrust's dispatch resolves to, for the policy and the arguments (as lvalues, as
 // Thrust's entry points pass them). Ill-formed (ambiguous) where it is the CUDA backend's.
-template <class P, class... A>
-using inclusive_scan_target = decltype(inclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using exclusive_scan_target = decltype(exclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using transform_inclusive_scan_target =
-  decltype(transform_inclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using transform_exclusive_scan_target =
-  decltype(transform_exclusive_scan(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using inclusive_scan_by_key_target =
-  decltype(inclusive_scan_by_key(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using exclusive_scan_by_key_target =
-  decltype(exclusive_scan_by_key(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-
-template <class P, class... A>
-using copy_if_target = decltype(copy_if(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using remove_copy_if_target = decltype(remove_copy_if(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-template <class P, class... A>
-using partition_copy_target = decltype(partition_copy(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...));
-
 #define SPSCAN_DETAIL_THRUST_TARGET(name) \
   template <class P, class... A>          \
   using name##_target = decltype(name(::cuda::std::declval<P&>(), ::cuda::std::declval<A&>()...))
+SPSCAN_DETAIL_THRUST_TARGET(inclusive_scan);
+SPSCAN_DETAIL_THRUST_TARGET(exclusive_scan);
+SPSCAN_DETAIL_THRUST_TARGET(transform_inclusive_scan);
+SPSCAN_DETAIL_THRUST_TARGET(transform_exclusive_scan);
+SPSCAN_DETAIL_THRUST_TARGET(inclusive_scan_by_key);
+SPSCAN_DETAIL_THRUST_TARGET(exclusive_scan_by_key);
+SPSCAN_DETAIL_THRUST_TARGET(copy_if);
+SPSCAN_DETAIL_THRUST_TARGET(remove_copy_if);
+SPSCAN_DETAIL_THRUST_TARGET(partition_copy);
 SPSCAN_DETAIL_THRUST_TARGET(remove);
 SPSCAN_DETAIL_THRUST_TARGET(remove_if);
 SPSCAN_DETAIL_THRUST_TARGET(remove_copy);
@@ -430,124 +415,7 @@ constexpr bool thrust_launches_from_device = false;
 namespace thrust_cuda_backend
 {
 
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto inclusive_scan(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::inclusive_scan(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto inclusive_scan(sequential_policy& policy, Args... args)
-{
-  return thrust::inclusive_scan(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto exclusive_scan(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::exclusive_scan(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto exclusive_scan(sequential_policy& policy, Args... args)
-{
-  return thrust::exclusive_scan(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto transform_inclusive_scan(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::transform_inclusive_scan(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto transform_inclusive_scan(sequential_policy& policy, Args... args)
-{
-  return thrust::transform_inclusive_scan(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto transform_exclusive_scan(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::transform_exclusive_scan(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto transform_exclusive_scan(sequential_policy& policy, Args... args)
-{
-  return thrust::transform_exclusive_scan(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto inclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::inclusive_scan_by_key(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto inclusive_scan_by_key(sequential_policy& policy, Args... args)
-{
-  return thrust::inclusive_scan_by_key(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::exclusive_scan_by_key(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto exclusive_scan_by_key(sequential_policy& policy, Args... args)
-{
-  return thrust::exclusive_scan_by_key(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto copy_if(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::copy_if(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto copy_if(sequential_policy& policy, Args... args)
-{
-  return thrust::copy_if(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto remove_copy_if(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::remove_copy_if(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto remove_copy_if(sequential_policy& policy, Args... args)
-{
-  return thrust::remove_copy_if(policy, args...);
-}
-
-_CCCL_EXEC_CHECK_DISABLE
-template <class Derived, class... Args>
-SPSCAN_HOST_DEVICE auto partition_copy(cuda_policy<Derived>& policy, Args... args)
-{
-  return thrust::cuda_cub::partition_copy(policy, args...);
-}
-_CCCL_EXEC_CHECK_DISABLE
-template <class... Args>
-SPSCAN_HOST_DEVICE auto partition_copy(sequential_policy& policy, Args... args)
-{
-  return thrust::partition_copy(policy, args...);
-}
-
-// The same pair for each algorithm below.
+// The same pair for every algorithm.
 #define SPSCAN_DETAIL_THRUST_BACKEND(name)                                     \
   _CCCL_EXEC_CHECK_DISABLE                                                     \
   template <class Derived, class... Args>                                      \
@@ -561,6 +429,15 @@ SPSCAN_HOST_DEVICE auto partition_copy(sequential_policy& policy, Args... args)
   {                                                                            \
     return thrust::name(policy, args...);                                      \
   }
+SPSCAN_DETAIL_THRUST_BACKEND(inclusive_scan)
+SPSCAN_DETAIL_THRUST_BACKEND(exclusive_scan)
+SPSCAN_DETAIL_THRUST_BACKEND(transform_inclusive_scan)
+SPSCAN_DETAIL_THRUST_BACKEND(transform_exclusive_scan)
+SPSCAN_DETAIL_THRUST_BACKEND(inclusive_scan_by_key)
+SPSCAN_DETAIL_THRUST_BACKEND(exclusive_scan_by_key)
+SPSCAN_DETAIL_THRUST_BACKEND(copy_if)
+SPSCAN_DETAIL_THRUST_BACKEND(remove_copy_if)
+SPSCAN_DETAIL_THRUST_BACKEND(partition_copy)
 SPSCAN_DETAIL_THRUST_BACKEND(remove)
 SPSCAN_DETAIL_THRUST_BACKEND(remove_if)
 SPSCAN_DETAIL_THRUST_BACKEND(remove_copy)
