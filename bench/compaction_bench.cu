@@ -63,6 +63,9 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
   device_array<T> keys(max_n), ours(max_n), theirs(max_n), work(max_n), scratch(max_n);
   device_array<std::int32_t> values(max_n), our_values(max_n), their_values(max_n);
   device_array<std::int64_t> cub_count(1);
+  // The roofline copies up to every key and value read once and written once.
+  const std::size_t roofline_max_bytes = max_n * (sizeof(T) + sizeof(std::int32_t));
+  device_array<unsigned char> copy_from(roofline_max_bytes), copy_to(roofline_max_bytes);
   fill_hashed<<<grid_for(max_n, sm_count), 256>>>(values.get(), max_n, 5);
   caching_allocator alloc;
   event_timer timer;
@@ -82,7 +85,7 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
       const std::size_t heads = (n + static_cast<std::size_t>(run) - 1) / static_cast<std::size_t>(run);
       const auto roofline = [&](std::size_t bytes) {
         return timer.median_ms(
-          [&] { CHECK_CUDA(cudaMemcpyAsync(scratch.get(), keys.get(), bytes, cudaMemcpyDeviceToDevice, bench_stream)); },
+          [&] { CHECK_CUDA(cudaMemcpyAsync(copy_to.get(), copy_from.get(), bytes, cudaMemcpyDeviceToDevice, bench_stream)); },
           warmups, reps);
       };
       const auto restore = [&] {

@@ -410,8 +410,8 @@ void expect_unique_forms_exact(std::size_t n, double mean_run)
   const auto t_end  = thrust::unique_copy(thrust::device, d_keys.begin(), d_keys.end(), theirs.begin(), same_quarter{});
   ASSERT_EQ(k_end - out.begin(), t_end - theirs.begin()) << "unique_copy: end against Thrust's";
   EXPECT_EQ(prefix(out, k_end - out.begin()), at(keys, quarter)) << "unique_copy";
-  EXPECT_TRUE(spscan_test::all_poisoned(std::vector<K>(spscan_test::to_host(out).begin() + (k_end - out.begin()),
-                                                       spscan_test::to_host(out).end())))
+  const std::vector<K> written = spscan_test::to_host(out);
+  EXPECT_TRUE(spscan_test::all_poisoned(std::vector<K>(written.begin() + (k_end - out.begin()), written.end())))
     << "unique_copy wrote past its end";
 
   EXPECT_EQ(kernel::unique_count(spscan::par, d_keys.begin(), d_keys.end()), static_cast<std::ptrdiff_t>(exact.size()))
