@@ -1,13 +1,12 @@
 // spscan's removals: remove and remove_if (in place, remove_if with and without a stencil) and
 // remove_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). On the
-// selection program each is the selection of the elements to keep (remove_copy by default; remove
-// and remove_if where in_place_selection_is_default, select.inl), and remove and remove_if write
-// over their own input, in a single pass. That is safe for a stable compaction on
-// the look-back: tile t writes its kept elements to [kept before t, kept before t+1), which lies
+// selection program (by default: in_place_selection_is_default, select.inl) each is the selection
+// of the elements to keep, and remove and remove_if write over their own input, in a single pass.
+// That is safe for a stable compaction on the look-back: tile t writes its kept elements to [kept before t, kept before t+1), which lies
 // below the end of tile t's input, and it writes only once it has the count of every tile before
 // it, which each of those tiles publishes after reading its own input. So an element is never
-// overwritten before the tile that reads it has read it (tests/lookback_model_test.cu plays the
-// protocol through, in place).
+// overwritten before the tile that reads it has read it (tests/in_place_compaction_model_test.cu
+// plays the protocol through, in place).
 #pragma once
 
 #include <spscan/detail/select.inl>
