@@ -188,6 +188,21 @@ def type_cells(family):
     return cells
 
 
+def removal_cells():
+    """The removals in place, one cell per element type, the forms and the policy forms in turn
+    (remove, which compares elements with ==, for the arithmetic types)."""
+    cells = []
+    for index, (t, cpp, kind) in enumerate(TYPES):
+        form = ["remove_if", "remove_if_stencil", "remove"][index % 3]
+        if form == "remove" and kind not in ARITHMETIC:
+            form = "remove_if"
+        policy = POLICIES[index % len(POLICIES)]
+        cells.append(dict(group=t, name=f"{t}_{form}_in_place", pair=(t, t), pairwise=False,
+                          call=f"check_removal_in_place<{cpp}, removal_form::{form}, policy_form::{policy}>();",
+                          comment=policy))
+    return cells
+
+
 def candidate_pairs(input_form):
     """Type pairs for a pairwise cell of an input form, in the order they are taken."""
     if input_form == "counting":
@@ -273,7 +288,7 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     written = []
     for family in FAMILIES:
-        cells = type_cells(family) + pairwise_cells(family)
+        cells = type_cells(family) + (removal_cells() if family == "select" else []) + pairwise_cells(family)
         if args.scope == "slice":
             cells = [c for c in cells if (c["pair"] in SLICE_PAIRS and not c["pairwise"])
                      or (c["pairwise"] and c["index"] % 10 == 0)]

@@ -282,6 +282,8 @@ SPSCAN_MATRIX_ALGORITHM(exclusive_scan_by_key)
 SPSCAN_MATRIX_ALGORITHM(copy_if)
 SPSCAN_MATRIX_ALGORITHM(remove_copy_if)
 SPSCAN_MATRIX_ALGORITHM(partition_copy)
+SPSCAN_MATRIX_ALGORITHM(remove_if)
+SPSCAN_MATRIX_ALGORITHM(remove)
 
 #undef SPSCAN_MATRIX_ALGORITHM
 
@@ -881,6 +883,65 @@ void check_select()
     ASSERT_EQ(expected_left, left) << "the returned end of the rejected elements";
     expect_same_bits(expected_rejected, to_host(rejected), static_cast<std::size_t>(left), "the rejected elements");
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The removals in place: elements T removed from their own range where they are not zero
+// (remove_if), where their stencil is not zero (remove_if with a stencil) or where they equal the
+// first element (remove).
+
+enum class removal_form
+{
+  remove_if, // remove_if(first, last, pred)
+  remove_if_stencil, // remove_if(first, last, stencil, pred)
+  remove, // remove(first, last, value)
+};
+
+template <class T, removal_form Form, policy_form Policy>
+void check_removal_in_place()
+{
+  SPSCAN_REQUIRE_GPU();
+  const std::size_t n      = cell_size<T, T, T, holds_negatives<T>>();
+  const std::uint64_t seed = cell_seed();
+  SCOPED_TRACE(describe_seed(seed, n));
+  thrust::host_vector<T> expected = cell_input<T, holds_negatives<T>>(n, seed);
+  thrust::device_vector<T> values(expected.begin(), expected.end());
+  const thrust::host_vector<int> host_stencil = cell_input<int, true>(n, seed + 1);
+  thrust::device_vector<int> stencil(host_stencil.begin(), host_stencil.end());
+  const T value    = expected[0];
+  const auto first = output_first<T, input_form::raw_pointer, Policy>(values);
+  const auto device_stencil = output_first<int, input_form::raw_pointer, Policy>(stencil);
+  const auto end = with_policy<Policy>(n, [&](auto policy) {
+    if constexpr (Form == removal_form::remove_if)
+    {
+      return remove_if_call{}(policy, first, first + n, is_nonzero{});
+    }
+    else if constexpr (Form == removal_form::remove_if_stencil)
+    {
+      return remove_if_call{}(policy, first, first + n, device_stencil, is_nonzero{});
+    }
+    else
+    {
+      return remove_call{}(policy, first, first + n, value);
+    }
+  });
+  const auto expected_end = [&] {
+    if constexpr (Form == removal_form::remove_if)
+    {
+      return remove_if_call{}.reference(expected.begin(), expected.end(), is_nonzero{});
+    }
+    else if constexpr (Form == removal_form::remove_if_stencil)
+    {
+      return remove_if_call{}.reference(expected.begin(), expected.end(), host_stencil.begin(), is_nonzero{});
+    }
+    else
+    {
+      return remove_call{}.reference(expected.begin(), expected.end(), value);
+    }
+  }();
+  const std::ptrdiff_t kept = expected_end - expected.begin();
+  ASSERT_EQ(kept, end - first) << "the returned end of the kept elements";
+  expect_same_bits(expected, to_host(values), static_cast<std::size_t>(kept), "the kept elements");
 }
 
 } // namespace spscan_matrix
