@@ -1,6 +1,7 @@
 // Run heads and removals: spscan's unique_copy, unique_by_key_copy, unique_count and the in-place
-// unique and remove_if (the selection program, called as their kernel routes call it: each is the
-// default once measured here, detail/select.inl) against Thrust's same calls and
+// unique (the selection program, called as their kernel route calls it: it becomes their default
+// once measured here, detail/select.inl) and remove_if in place as users call it (its default
+// route), 1 %, 50 % and 99 % removed, against Thrust's same calls and
 // CUB's DeviceSelect::Unique / UniqueByKey (temporary storage allocated before timing), int32 and
 // int64 keys, 2^16 to 2^28 elements, runs of 1, 2 and 32 equal keys. CUB is timed as a caller of
 // the Thrust call sees it (its count read back to the host) and as its kernel alone. The roofline
@@ -199,27 +200,38 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         r.roofline_ms = roofline((n + heads) * sizeof(T) / 2);
         rows.push_back(r);
       }
-      if (run == 1) // the keys' own bits decide: half removed
+      // remove_if in place, as users call it (its default route), a share of the keys removed.
+      if (run == 1)
       {
-        const below_permille<T> pred{500};
-        T* got  = nullptr;
-        T* want = nullptr;
-        const auto mine = [&] {
-          restore();
-          got = spscan::detail::remove_if_on_kernel::launch(ours_policy, work.get(), work.get() + n, pred);
-        };
-        const auto thrust_call = [&] {
-          restore();
-          want = thrust::remove_if(policy(), work.get(), work.get() + n, pred);
-        };
-        mine();
-        CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-        thrust_call();
-        row r{type, "remove_if (in place)", log2n, 0, 0, 0, 0, 0, 0, same(ours.get(), work.get(), got - work.get(), want - work.get())};
-        r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
-        r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
-        r.roofline_ms = roofline((n + static_cast<std::size_t>(got - work.get())) * sizeof(T) / 2);
-        rows.push_back(r);
+        const struct
+        {
+          const char* form;
+          unsigned permille;
+        } shares[] = {{"remove_if (in place, 1% removed)", 10},
+                      {"remove_if (in place, 50% removed)", 500},
+                      {"remove_if (in place, 99% removed)", 990}};
+        for (const auto& share : shares)
+        {
+          const below_permille<T> pred{share.permille};
+          T* got  = nullptr;
+          T* want = nullptr;
+          const auto mine = [&] {
+            restore();
+            got = spscan::remove_if(ours_policy, work.get(), work.get() + n, pred);
+          };
+          const auto thrust_call = [&] {
+            restore();
+            want = thrust::remove_if(policy(), work.get(), work.get() + n, pred);
+          };
+          mine();
+          CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
+          thrust_call();
+          row r{type, share.form, log2n, 0, 0, 0, 0, 0, 0, same(ours.get(), work.get(), got - work.get(), want - work.get())};
+          r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
+          r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
+          r.roofline_ms = roofline((n + static_cast<std::size_t>(got - work.get())) * sizeof(T) / 2);
+          rows.push_back(r);
+        }
       }
     }
   }
