@@ -352,7 +352,7 @@ void run_case(const char* name, int log2n, cudaStream_t stream, const std::strin
   if (!csv_dir.empty())
   {
     write_trace_csv(csv_dir + "/timeline-" + name + "-" + std::to_string(log2n) + ".csv",
-                    "tile,sm,started,staged,aggregate,prefix_found,prefix_published,stored", t, tiles, origin, false);
+                    "tile,sm,started,staged,aggregate,prefix_found,prefix_taken,stored", t, tiles, origin, false);
   }
 }
 

@@ -195,7 +195,7 @@ public:
     }
     if (leader)
     {
-      trace(trace_prefix_published);
+      trace(trace_prefix_taken);
     }
     return prefix;
   }

@@ -154,7 +154,8 @@ enum trace_stage
   trace_staged, // warp 0's part of the tile is in shared memory (scan, vector path only)
   trace_aggregate, // the tile's aggregate is known (published, in a run of several tiles)
   trace_prefix_found, // the look-back warp has the tile's exclusive prefix
-  trace_prefix_published, // the tile's inclusive prefix is published
+  trace_prefix_taken, // the tile's threads have its prefix and start on its results (classic: its
+                      // inclusive prefix is published by then)
   trace_stored, // warp 0 has issued its stores (scan, vector path only)
 };
 

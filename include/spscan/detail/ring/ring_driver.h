@@ -42,7 +42,7 @@
 // A probe may trace each tile through the ring (a tuning's trace hook, common/tuning.h; the library
 // names none, and the hook then compiles to nothing): trace_started when the producer has its id,
 // trace_staged when the reduce squad finds it loaded, trace_aggregate when its aggregate is
-// published, trace_prefix_found when the prefix warp has its prefix, trace_prefix_published when
+// published, trace_prefix_found when the prefix warp has its prefix, trace_prefix_taken when
 // the scan squad starts on it, trace_stored when the scan squad's first thread is done with it.
 //
 // What a program provides to run here: ring_contract.h; the shared memory: ring_layout.h; what
@@ -299,7 +299,7 @@ private:
         }
         if (rank == 0)
         {
-          trace::record(tile, trace_prefix_published);
+          trace::record(tile, trace_prefix_taken);
         }
         if constexpr (layout::generated)
         {
