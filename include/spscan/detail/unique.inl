@@ -21,29 +21,26 @@
 namespace spscan::detail
 {
 
-// Whether element i of `first` heads a run.
-template <class InputIt, class BinaryPred>
-struct run_head
+// The selection's stencil that tests each element for the head of a run
+// (programs/select_program.h).
+template <class BinaryPred>
+run_head_stencil<BinaryPred> run_heads(BinaryPred same_run)
 {
-  InputIt first;
-  mutable BinaryPred pred;
+  return {same_run};
+}
 
-  template <class Index>
-  SPSCAN_HOST_DEVICE bool operator()(Index i) const
+// unique_by_key's runs: of pairs, by their keys.
+template <class BinaryPred>
+struct same_keys
+{
+  mutable BinaryPred same_run;
+
+  template <class Pair>
+  SPSCAN_HOST_DEVICE bool operator()(const Pair& earlier, const Pair& later) const
   {
-    return i == 0 || !pred(first[i - 1], first[i]);
+    return same_run(thrust::get<0>(earlier), thrust::get<0>(later));
   }
 };
-
-// The head tests of the elements at `first`, as an iterator (the selections' stencil).
-template <class InputIt, class BinaryPred>
-auto run_heads(InputIt first, BinaryPred pred)
-{
-  using index = difference_of<InputIt>;
-  const auto raw = thrust::try_unwrap_contiguous_iterator(first);
-  return thrust::make_transform_iterator(thrust::counting_iterator<index>(0),
-                                         run_head<decltype(raw), BinaryPred>{raw, pred});
-}
 
 struct is_head
 {
@@ -64,7 +61,7 @@ struct unique_copy_on_kernel
   template <class Derived, class InputIt, class OutputIt, class BinaryPred>
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result, BinaryPred binary_pred)
   {
-    return copy_if_on_kernel::launch(policy, first, last, run_heads(first, binary_pred), result, is_head{});
+    return copy_if_on_kernel::launch(policy, first, last, run_heads(binary_pred), result, is_head{});
   }
   template <class Derived, class InputIt, class OutputIt>
   static OutputIt launch(Derived& policy, InputIt first, InputIt last, OutputIt result)
@@ -93,10 +90,9 @@ struct unique_count_on_kernel
   template <class Derived, class ForwardIt, class BinaryPred>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred binary_pred)
   {
-    const auto heads = run_heads(first, binary_pred);
-    const auto none  = thrust::make_discard_iterator();
+    const auto none = thrust::make_discard_iterator();
     return static_cast<difference_of<ForwardIt>>(
-      select_on_device<false>(policy, heads, selection_size(first, last), no_stencil{}, none, none, is_head{}));
+      select_on_device<false>(policy, first, selection_size(first, last), run_heads(binary_pred), none, none, is_head{}));
   }
   template <class Derived, class ForwardIt>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last)
@@ -177,7 +173,8 @@ struct unique_by_key_copy_on_kernel
     const auto n     = iterator_distance(keys_first, keys_last);
     const auto first = thrust::make_zip_iterator(thrust::make_tuple(keys_first, values_first));
     const auto out   = thrust::make_zip_iterator(thrust::make_tuple(keys_result, values_result));
-    const auto end   = copy_if_on_kernel::launch(policy, first, first + n, run_heads(keys_first, binary_pred), out, is_head{});
+    const auto end =
+      copy_if_on_kernel::launch(policy, first, first + n, run_heads(same_keys<BinaryPred>{binary_pred}), out, is_head{});
     const auto count = end - out;
     return {keys_result + count, values_result + count};
   }

@@ -13,6 +13,11 @@ inline no_stencil unwrap_stencil(no_stencil none)
 {
   return none;
 }
+template <class SameRun>
+run_head_stencil<SameRun> unwrap_stencil(run_head_stencil<SameRun> heads)
+{
+  return heads;
+}
 template <class StencilIt>
 unwrapped_iterator<StencilIt> unwrap_stencil(StencilIt stencil)
 {

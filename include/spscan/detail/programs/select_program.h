@@ -27,6 +27,7 @@
 #include <spscan/detail/ring/ring_launch.h>
 #include <spscan/detail/thrust_bridge.h>
 
+#include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/iterator_traits.h>
 
 #include <cuda/std/type_traits>
@@ -40,6 +41,27 @@ namespace spscan::detail
 // No stencil: the predicate sees the value itself.
 struct no_stencil
 {};
+
+// The run heads' stencil (unique.inl): element i's stencil value is whether it heads a run of
+// equal elements (i is 0, or same_run(element i-1, element i) is false), found from the staged
+// input, so that each element is read once: the element before one is read from the segment,
+// before the segment's first from the input (where no tile has written yet: remove.inl says why).
+template <class SameRun>
+struct run_head_stencil
+{
+  SameRun same_run;
+};
+
+// An output that keeps nothing (unique_count's): the selection only counts.
+template <class OutputIt>
+inline constexpr bool is_discarding = false;
+template <class System>
+inline constexpr bool is_discarding<thrust::discard_iterator<System>> = true;
+
+template <class StencilIt>
+inline constexpr bool is_run_head_stencil = false;
+template <class SameRun>
+inline constexpr bool is_run_head_stencil<run_head_stencil<SameRun>> = true;
 
 template <class InputIt, class StencilIt, class SelectedIt, class RejectedIt, class Pred>
 struct select_params
@@ -78,6 +100,7 @@ struct select_program
   static_assert(items <= warp_threads, "row j's ballot is kept by lane j");
 
   static constexpr bool vector_layout = vector_layout_fits<InputIt, value*, items>; // tile_io.h
+  static constexpr bool writes_output = Partition || !is_discarding<SelectedIt>;
   using vectors  = vector_slice<value, items>;
   using elements = element_slice<value, items>;
   using block    = block_scan<std::uint32_t, warps>;
@@ -190,7 +213,9 @@ struct select_program
     for (int j = 0; j < valid_rows; ++j)
     {
       const int e              = j * warp_threads + lane;
-      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, first, staged.at(e), e));
+      const std::uint32_t kept = __ballot_sync(0xffffffffu, e < valid && test(p, first, staged.at(e), e, [&] {
+                                                 return element_before(p, first, staged, e);
+                                               }));
       ballots.kept             = lane == j ? kept : ballots.kept;
       ballots.count += __popc(kept);
     }
@@ -203,6 +228,10 @@ struct select_program
   __device__ static void write_rows(
     params& p, std::size_t first, int lane, const Slice& staged, int valid, std::uint32_t row_kept, std::uint64_t next_selected)
   {
+    if constexpr (!writes_output)
+    {
+      return;
+    }
     const int valid_rows            = (valid + warp_threads - 1) / warp_threads;
     std::uint64_t next_rejected     = first - next_selected;
     const std::uint32_t lanes_below = (1u << lane) - 1u;
@@ -232,17 +261,36 @@ struct select_program
   }
 
   // The predicate on element e of the segment that starts at input element `first`, whose value
-  // is x: on the value, or on its stencil element (then x is not used, and its load goes unmade).
-  __device__ static bool test(params& p, std::size_t first, const value& x, int e)
+  // is x: on the value, on its stencil element (then x is not used, and its load goes unmade), or
+  // on whether it heads a run (`previous()`: the element before it, asked for only where there
+  // is one).
+  template <class Previous>
+  __device__ static bool test(params& p, std::size_t first, const value& x, int e, Previous&& previous)
   {
     if constexpr (::cuda::std::is_same_v<StencilIt, no_stencil>)
     {
       return p.pred(x);
     }
+    else if constexpr (is_run_head_stencil<StencilIt>)
+    {
+      return p.pred(first + static_cast<std::size_t>(e) == 0 || !p.stencil.same_run(previous(), x));
+    }
     else
     {
       return p.pred(p.stencil[static_cast<difference_of<StencilIt>>(first + static_cast<std::size_t>(e))]);
     }
+  }
+
+  // The input element before element e > 0 of the staged segment that starts at input element
+  // `first`, or before the segment (e == 0, first > 0).
+  template <class Slice>
+  __device__ static value element_before(params& p, std::size_t first, const Slice& staged, int e)
+  {
+    if (e > 0)
+    {
+      return staged.at(e - 1);
+    }
+    return p.in[static_cast<difference_of<InputIt>>(first - 1)];
   }
 
   // The word-wide code, for a warp's whole segment staged as 16-byte words: in the classic tile
@@ -276,7 +324,10 @@ struct select_program
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
       {
-        bits |= test(p, first, elements[k], word * per_word + k) ? 1u << (r * per_word + k) : 0u;
+        const auto previous = [&] {
+          return k > 0 ? elements[k > 0 ? k - 1 : 0] : element_before(p, first, staged, word * per_word);
+        };
+        bits |= test(p, first, elements[k], word * per_word + k, previous) ? 1u << (r * per_word + k) : 0u;
       }
     }
     return bits;
@@ -299,7 +350,11 @@ struct select_program
   {
     // Elements of 8 bytes and partition_copy's two outputs keep the lane's own stores: packing
     // measured slower for int64 (docs/design.md#stream-compaction).
-    if constexpr (!packs_selected)
+    if constexpr (!writes_output)
+    {
+      return;
+    }
+    else if constexpr (!packs_selected)
     {
       std::uint64_t row_start = warp_first(); // selected before the row
 #pragma unroll
