@@ -1,7 +1,8 @@
 // Run heads and removals: spscan's unique_copy, unique_by_key_copy, unique_count and the in-place
 // unique (the selection program, called as their kernel route calls it: it becomes their default
 // once measured here, detail/select.inl) and remove_if in place as users call it (its default
-// route), 1 %, 50 % and 99 % removed, against Thrust's same calls and
+// route), 1 %, 50 % and 99 % removed, and stable_partition in place (its default route), half
+// selected, against Thrust's same calls and
 // CUB's DeviceSelect::Unique / UniqueByKey (temporary storage allocated before timing), int32 and
 // int64 keys, 2^16 to 2^28 elements, runs of 1, 2 and 32 equal keys. CUB is timed as a caller of
 // the Thrust call sees it (its count read back to the host) and as its kernel alone. The roofline
@@ -14,10 +15,12 @@ static const char* bench_name = "compaction_bench";
 
 #include "bench_support.h"
 
+#include <spscan/partition.h>
 #include <spscan/remove.h>
 #include <spscan/unique.h>
 
 #include <thrust/execution_policy.h>
+#include <thrust/partition.h>
 #include <thrust/remove.h>
 #include <thrust/unique.h>
 
@@ -230,6 +233,31 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
           r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
           r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
           r.roofline_ms = roofline((n + static_cast<std::size_t>(got - work.get())) * sizeof(T) / 2);
+          rows.push_back(r);
+        }
+        // stable_partition in place, as users call it, half selected (the roofline: a copy of the
+        // input, what any in-place partition reads and writes at least).
+        {
+          const below_permille<T> pred{500};
+          T* got  = nullptr;
+          T* want = nullptr;
+          const auto mine = [&] {
+            restore();
+            got = spscan::stable_partition(ours_policy, work.get(), work.get() + n, pred);
+          };
+          const auto thrust_call = [&] {
+            restore();
+            want = thrust::stable_partition(policy(), work.get(), work.get() + n, pred);
+          };
+          mine();
+          CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
+          const std::ptrdiff_t my_middle = got - work.get();
+          thrust_call();
+          row r{type, "stable_partition (in place, 50%)", log2n, 0, 0, 0, 0, 0, 0,
+                my_middle == want - work.get() && same(ours.get(), work.get(), n, n)};
+          r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
+          r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
+          r.roofline_ms = roofline(n * sizeof(T));
           rows.push_back(r);
         }
       }

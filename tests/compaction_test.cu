@@ -1,8 +1,8 @@
 // Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove_copy
-// and stable_partition_copy on the selection program; remove and remove_if (in place), unique (in
-// place), unique_copy, unique_count, unique_by_key (in place) and unique_by_key_copy on it too
-// where their routes are the default (select.inl), Thrust's CUDA backend until then; partition,
-// stable_partition and reduce_by_key on Thrust's CUDA backend, all through spscan's dispatch. On
+// and stable_partition_copy on the selection program; remove, remove_if, partition and
+// stable_partition (in place), unique (in place), unique_copy, unique_count, unique_by_key (in
+// place) and unique_by_key_copy on it too where their routes are the default (select.inl), Thrust's
+// CUDA backend until then; reduce_by_key on Thrust's CUDA backend, all through spscan's dispatch. On
 // the CPU: host policies give the sequential results, a program's own system gets its own
 // overloads, and Thrust's CUDA policies are recognized as reaching its CUDA backend in every form.
 // On a GPU: each kernel route (called as its dispatch calls it, so that it runs whatever the
@@ -78,6 +78,8 @@ SPSCAN_TEST_KERNEL_ROUTE(unique_copy)
 SPSCAN_TEST_KERNEL_ROUTE(unique_count)
 SPSCAN_TEST_KERNEL_ROUTE(unique_by_key)
 SPSCAN_TEST_KERNEL_ROUTE(unique_by_key_copy)
+SPSCAN_TEST_KERNEL_ROUTE(partition)
+SPSCAN_TEST_KERNEL_ROUTE(stable_partition)
 #undef SPSCAN_TEST_KERNEL_ROUTE
 } // namespace kernel
 
@@ -355,6 +357,20 @@ void expect_removals_exact(std::size_t n, int odd_per_mille)
   my_end = kernel::remove(spscan::par, mine.begin(), mine.end(), removed_value);
   EXPECT_EQ(prefix(mine, my_end - mine.begin()), without) << "remove";
 
+  mine             = in;
+  theirs           = in;
+  auto my_middle   = kernel::stable_partition(thrust::device, mine.begin(), mine.end(), is_odd{});
+  auto their_middle = thrust::stable_partition(thrust::device, theirs.begin(), theirs.end(), is_odd{});
+  ASSERT_EQ(my_middle - mine.begin(), their_middle - theirs.begin()) << "stable_partition: middle";
+  EXPECT_EQ(spscan_test::to_host(mine), spscan_test::to_host(theirs)) << "stable_partition";
+
+  mine         = in;
+  theirs       = in;
+  my_middle    = kernel::partition(thrust::cuda::par_nosync, mine.begin(), mine.end(), stencil.begin(), is_odd{});
+  their_middle = thrust::stable_partition(thrust::device, theirs.begin(), theirs.end(), stencil.begin(), is_odd{});
+  ASSERT_EQ(my_middle - mine.begin(), their_middle - theirs.begin()) << "partition with stencil: middle";
+  EXPECT_EQ(spscan_test::to_host(mine), spscan_test::to_host(theirs)) << "partition with stencil (stable)";
+
   thrust::device_vector<T> out(n + 1);
   spscan_test::poison(out);
   my_end = kernel::remove_copy(thrust::device, in.begin(), in.end(), out.begin(), removed_value);
@@ -487,8 +503,8 @@ TEST(CompactionOnGpu, PartitionsAndReduceByKeyGiveThrustsResults)
 }
 
 // The routes: remove_copy and stable_partition_copy run the selection program (one kernel call
-// each); remove, remove_if and the unique family run it where their routes are the default, else
-// Thrust's CUDA backend; partition, stable_partition and reduce_by_key Thrust's CUDA backend; each
+// each); remove, remove_if, partition, stable_partition and the unique family run it where their
+// routes are the default, else Thrust's CUDA backend; reduce_by_key Thrust's CUDA backend; each
 // one call on its route, from spscan's functions and from Thrust's entry points with spscan::par.
 TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
 {
@@ -517,8 +533,8 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     spscan::partition(a.begin(), a.end(), is_odd{});
     spscan::stable_partition(a.begin(), a.end(), is_odd{});
     spscan::reduce_by_key(in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 0u);
-    EXPECT_EQ(routed.thrust_calls(), 3u) << "Thrust's CUDA backend";
+    EXPECT_EQ(routed.kernel_calls(), 2 * in_place_on_kernel) << "the partitions in place";
+    EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 3u) << "one call each";
   }
   {
     a = in;

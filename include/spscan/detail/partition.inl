@@ -1,9 +1,13 @@
 // spscan's partitions: stable_partition_copy (partition_copy's stable order, which spscan's
-// partition_copy already keeps: select.inl) on the selection program, and partition and
-// stable_partition (in place, with and without a stencil), Thrust's overload set dispatched as
-// Thrust dispatches it (route.h). The in-place partitions run Thrust's CUDA backend wherever Thrust
-// would: their rejected elements go after all the selected ones, a place only the whole input's
-// count fixes, so a single pass cannot write them in place.
+// partition_copy already keeps: select.inl), and partition and stable_partition (in place, with
+// and without a stencil), all on the selection program, Thrust's overload set dispatched as
+// Thrust dispatches it (route.h). In place, the rejected elements go after all the selected ones,
+// a place only the whole input's count fixes: the selection writes its selected elements over the
+// input (as remove_if does: remove.inl says why that is safe) and its rejected ones, in order, to
+// temporary storage, from which they are copied back behind the selected ones once the count is
+// known. So the input is read once, and only the rejected elements move twice (Thrust's copies
+// the whole input out and partitions it back). partition is stable_partition: any order is a
+// partition.
 #pragma once
 
 #include <spscan/detail/select.inl>
@@ -14,8 +18,49 @@ namespace spscan::detail
 struct stable_partition_copy_on_kernel : partition_copy_on_kernel
 {};
 
-SPSCAN_DETAIL_ROUTED_ALGORITHM(partition, thrust_backend_only);
-SPSCAN_DETAIL_ROUTED_ALGORITHM(stable_partition, thrust_backend_only);
+struct stable_partition_on_kernel
+{
+  // The rejected elements are copied back with one device-to-device copy, into a contiguous input.
+  template <class Derived, class ForwardIt, class... Rest>
+  static constexpr bool serves = in_place_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>
+                              && ::cuda::std::is_pointer_v<unwrapped_iterator<ForwardIt>>;
+
+  template <class Derived, class ForwardIt, class Pred>
+  static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, Pred pred)
+  {
+    return launch(policy, first, last, no_stencil{}, pred);
+  }
+  template <class Derived, class ForwardIt, class StencilIt, class Pred>
+  static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, StencilIt stencil, Pred pred)
+  {
+    using value         = value_of<ForwardIt>;
+    const std::size_t n = selection_size(first, last);
+    if (n == 0)
+    {
+      return first;
+    }
+    call_storage<Derived> aside(policy, n * sizeof(value));
+    value* const rejected      = static_cast<value*>(aside.data());
+    const std::uint64_t kept   = select_on_device<true>(policy, first, n, stencil, first, rejected, pred);
+    const ForwardIt middle     = first + static_cast<difference_of<ForwardIt>>(kept);
+    const cudaStream_t stream  = stream_of(policy);
+    throw_if_failed(cudaMemcpyAsync(thrust::try_unwrap_contiguous_iterator(middle),
+                                    rejected,
+                                    (n - kept) * sizeof(value),
+                                    cudaMemcpyDeviceToDevice,
+                                    stream),
+                    "spscan: copying the rejected elements back failed");
+    // The temporary storage goes back when this returns; Thrust's partitions return after their
+    // results are written, too.
+    throw_if_failed(cudaStreamSynchronize(stream), "spscan: partition failed");
+    return middle;
+  }
+};
+
+using partition_on_kernel = stable_partition_on_kernel;
+
+SPSCAN_DETAIL_ROUTED_ALGORITHM(partition, partition_on_kernel);
+SPSCAN_DETAIL_ROUTED_ALGORITHM(stable_partition, stable_partition_on_kernel);
 SPSCAN_DETAIL_ROUTED_ALGORITHM(stable_partition_copy, stable_partition_copy_on_kernel);
 
 } // namespace spscan::detail
