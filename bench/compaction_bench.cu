@@ -1,16 +1,16 @@
-// Run heads and removals: spscan's unique_copy, unique_by_key_copy, unique_count and the in-place
-// unique (the selection program, called as their kernel route calls it: it becomes their default
-// once measured here, detail/select.inl) and remove_if in place as users call it (its default
-// route), 1 %, 50 % and 99 % removed, and stable_partition in place (its default route), half
-// selected, against Thrust's same calls and
-// CUB's DeviceSelect::Unique / UniqueByKey (temporary storage allocated before timing), int32 and
-// int64 keys, 2^16 to 2^28 elements, runs of 1, 2 and 32 equal keys. CUB is timed as a caller of
-// the Thrust call sees it (its count read back to the host) and as its kernel alone. The roofline
-// is the call's traffic: a read of the input and a write of the heads, a device-to-device copy of
-// (n + heads) / 2 elements. The in-place calls each restore their input first (a copy of it); the
-// restore alone is timed and taken off. Every output and count is checked against Thrust's. CUDA
-// events, median of --reps after warm-up; spscan and Thrust through par_nosync with a caching
-// allocator (no allocation timed).
+// Run heads and in-place compactions: spscan's unique_copy, unique_by_key_copy, unique_count and
+// the in-place unique (each through its kernel route, called as the dispatch calls it, so that it
+// runs whether or not it is the default: detail/select.inl), remove_if in place as users call it,
+// 1 %, 50 % and 99 % removed, and stable_partition in place as users call it, half selected,
+// against Thrust's same calls and CUB's DeviceSelect::Unique / UniqueByKey (temporary storage
+// allocated before timing), int32 and int64 keys, 2^16 to 2^28 elements, runs of 1, 2 and 32 equal
+// keys. CUB is timed as a caller of the Thrust call sees it (its count read back to the host) and
+// as its kernel alone. The roofline is the call's traffic: a read of the input and a write of the
+// heads, a device-to-device copy of (n + heads) / 2 elements (for the partition, a copy of the
+// input). The in-place calls each restore their input first (a copy of it); the restore alone is
+// timed and taken off. Every output and count is checked against Thrust's. CUDA events, median of
+// --reps after warm-up; spscan and Thrust through par_nosync with a caching allocator (no
+// allocation timed).
 static const char* bench_name = "compaction_bench";
 
 #include "bench_support.h"
