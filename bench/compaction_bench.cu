@@ -181,29 +181,45 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         r.roofline_ms = roofline(n * sizeof(T) / 2);
         rows.push_back(r);
       }
-      // unique and remove_if in place: each call after a restore of its input, the restore taken off.
-      {
-        T* got  = nullptr;
-        T* want = nullptr;
+      // An in-place call against Thrust's same call, each run after a restore of the input (the
+      // restore alone is timed and taken off). `our_call()` and `thrust_call()` return the end (or
+      // middle) they give; the two must agree, and so must the first `compared(end)` elements of
+      // the results; the roofline copies `traffic(end)` bytes.
+      const auto in_place_row = [&](const char* form, int run_length, auto our_call, auto thrust_call, auto compared,
+                                    auto traffic) {
+        T* got          = nullptr;
+        T* want         = nullptr;
         const auto mine = [&] {
           restore();
-          got = spscan::detail::unique_on_kernel::launch(ours_policy, work.get(), work.get() + n);
+          got = our_call();
         };
-        const auto thrust_call = [&] {
+        const auto theirs_call = [&] {
           restore();
-          want = thrust::unique(policy(), work.get(), work.get() + n);
+          want = thrust_call();
         };
         mine();
         CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-        thrust_call();
-        row r{type, "unique (in place)", log2n, run, 0, 0, 0, 0, 0,
-              same(ours.get(), work.get(), got - work.get(), want - work.get())};
+        theirs_call();
+        const std::ptrdiff_t end = got - work.get();
+        const std::ptrdiff_t kept = compared(end);
+        row r{type, form, log2n, run_length, 0, 0, 0, 0, 0,
+              end == want - work.get() && same(ours.get(), work.get(), kept, kept)};
         r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
-        r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
-        r.roofline_ms = roofline((n + heads) * sizeof(T) / 2);
+        r.thrust_ms   = timer.median_ms(theirs_call, warmups, reps) - restore_ms;
+        r.roofline_ms = roofline(traffic(end));
         rows.push_back(r);
-      }
-      // remove_if in place, as users call it (its default route), a share of the keys removed.
+      };
+      const auto results_up_to_end = [](std::ptrdiff_t end) { return end; };
+      T* const first = work.get();
+      T* const last  = work.get() + n;
+
+      in_place_row(
+        "unique (in place)", run, [&] { return spscan::detail::unique_on_kernel::launch(ours_policy, first, last); },
+        [&] { return thrust::unique(policy(), first, last); }, results_up_to_end,
+        [&](std::ptrdiff_t) { return (n + heads) * sizeof(T) / 2; });
+      // remove_if in place, as users call it (its default route), a share of the keys removed;
+      // stable_partition in place, as users call it, half selected (its roofline: a copy of the
+      // input, what any in-place partition reads and writes at least).
       if (run == 1)
       {
         const struct
@@ -216,50 +232,16 @@ void run_type(const char* type, int reps, int max_log2, std::vector<row>& rows, 
         for (const auto& share : shares)
         {
           const below_permille<T> pred{share.permille};
-          T* got  = nullptr;
-          T* want = nullptr;
-          const auto mine = [&] {
-            restore();
-            got = spscan::remove_if(ours_policy, work.get(), work.get() + n, pred);
-          };
-          const auto thrust_call = [&] {
-            restore();
-            want = thrust::remove_if(policy(), work.get(), work.get() + n, pred);
-          };
-          mine();
-          CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-          thrust_call();
-          row r{type, share.form, log2n, 0, 0, 0, 0, 0, 0, same(ours.get(), work.get(), got - work.get(), want - work.get())};
-          r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
-          r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
-          r.roofline_ms = roofline((n + static_cast<std::size_t>(got - work.get())) * sizeof(T) / 2);
-          rows.push_back(r);
+          in_place_row(
+            share.form, 0, [&] { return spscan::remove_if(ours_policy, first, last, pred); },
+            [&] { return thrust::remove_if(policy(), first, last, pred); }, results_up_to_end,
+            [&](std::ptrdiff_t end) { return (n + static_cast<std::size_t>(end)) * sizeof(T) / 2; });
         }
-        // stable_partition in place, as users call it, half selected (the roofline: a copy of the
-        // input, what any in-place partition reads and writes at least).
-        {
-          const below_permille<T> pred{500};
-          T* got  = nullptr;
-          T* want = nullptr;
-          const auto mine = [&] {
-            restore();
-            got = spscan::stable_partition(ours_policy, work.get(), work.get() + n, pred);
-          };
-          const auto thrust_call = [&] {
-            restore();
-            want = thrust::stable_partition(policy(), work.get(), work.get() + n, pred);
-          };
-          mine();
-          CHECK_CUDA(cudaMemcpy(ours.get(), work.get(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-          const std::ptrdiff_t my_middle = got - work.get();
-          thrust_call();
-          row r{type, "stable_partition (in place, 50%)", log2n, 0, 0, 0, 0, 0, 0,
-                my_middle == want - work.get() && same(ours.get(), work.get(), n, n)};
-          r.spscan_ms   = timer.median_ms(mine, warmups, reps) - restore_ms;
-          r.thrust_ms   = timer.median_ms(thrust_call, warmups, reps) - restore_ms;
-          r.roofline_ms = roofline(n * sizeof(T));
-          rows.push_back(r);
-        }
+        const below_permille<T> half{500};
+        in_place_row(
+          "stable_partition (in place, 50%)", 0, [&] { return spscan::stable_partition(ours_policy, first, last, half); },
+          [&] { return thrust::stable_partition(policy(), first, last, half); },
+          [&](std::ptrdiff_t) { return static_cast<std::ptrdiff_t>(n); }, [&](std::ptrdiff_t) { return n * sizeof(T); });
       }
     }
   }

@@ -277,6 +277,8 @@ struct select_program
 #pragma unroll
       for (int k = 0; k < per_word; ++k)
       {
+        // The element before element k: in the same word, or the last of the word before (the
+        // inner index stays in range where k is 0, whose branch does not read it).
         const auto previous = [&] {
           return k > 0 ? elements[k > 0 ? k - 1 : 0] : element_before(p, first, staged, word * per_word);
         };
