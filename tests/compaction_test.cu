@@ -1,8 +1,9 @@
 // Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove_copy
-// and stable_partition_copy on the selection program; remove, remove_if, partition and
-// stable_partition (in place), unique (in place), unique_copy, unique_count, unique_by_key (in
-// place) and unique_by_key_copy on it too where their routes are the default (select.inl), Thrust's
-// CUDA backend until then; reduce_by_key on Thrust's CUDA backend, all through spscan's dispatch. On
+// and stable_partition_copy on the selection program, unique_count on its count of run heads;
+// remove, remove_if, partition, stable_partition and unique (in place), unique_copy, unique_by_key
+// (in place) and unique_by_key_copy on the selection program too where their routes are the default
+// (select.inl), Thrust's CUDA backend until then; reduce_by_key on Thrust's CUDA backend, all
+// through spscan's dispatch. On
 // the CPU: host policies give the sequential results, a program's own system gets its own
 // overloads, and Thrust's CUDA policies are recognized as reaching its CUDA backend in every form.
 // On a GPU: each kernel route (called as its dispatch calls it, so that it runs whatever the
@@ -502,9 +503,10 @@ TEST(CompactionOnGpu, PartitionsAndReduceByKeyGiveThrustsResults)
   }
 }
 
-// The routes: remove_copy and stable_partition_copy run the selection program (one kernel call
-// each); remove, remove_if, partition, stable_partition and the unique family run it where their
-// routes are the default, else Thrust's CUDA backend; reduce_by_key Thrust's CUDA backend; each
+// The routes: remove_copy, stable_partition_copy and unique_count run spscan's programs (one
+// kernel call each); remove, remove_if, partition, stable_partition and the rest of the unique
+// family where their routes are the default, else Thrust's CUDA backend; reduce_by_key Thrust's
+// CUDA backend; each
 // one call on its route, from spscan's functions and from Thrust's entry points with spscan::par.
 TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
 {
@@ -525,7 +527,7 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     spscan::unique_count(in.begin(), in.end());
     spscan::unique_by_key(a.begin(), a.end(), c.begin());
     spscan::unique_by_key_copy(in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 2u + 2 * in_place_on_kernel + 5 * run_heads_on_kernel) << "the selection program";
+    EXPECT_EQ(routed.kernel_calls(), 3u + 3 * in_place_on_kernel + 3 * run_heads_on_kernel) << "spscan's programs";
     EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 9u) << "one call each";
   }
   {
@@ -545,7 +547,8 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     thrust::unique_by_key_copy(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
     thrust::remove_copy(spscan::par, in.begin(), in.end(), b.begin(), 4);
     thrust::reduce_by_key(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 1u + in_place_on_kernel + 3 * run_heads_on_kernel) << "remove_copy, and the defaults";
+    EXPECT_EQ(routed.kernel_calls(), 2u + 2 * in_place_on_kernel + run_heads_on_kernel)
+      << "remove_copy and unique_count, and the defaults";
     EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 6u) << "each through spscan's dispatch once";
     EXPECT_EQ(end - a.begin(), count) << "unique's end and unique_count agree";
     EXPECT_LE(kept_end - b.begin(), 10);

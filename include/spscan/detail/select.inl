@@ -47,12 +47,12 @@ std::size_t selection_size(InputIt first, InputIt last)
 template <class Derived, class InputIt>
 constexpr bool selection_runs_on_kernel = runs_on_kernel<Derived, value_of<InputIt>>;
 
-// The compactions run the selection program by default where compaction_bench and select_bench
-// measure it at Thrust's speed or better: the selections, and the in-place removals and
-// partitions (remove.inl, partition.inl). The run heads (unique.inl) have their kernel route built
-// and tested, and run Thrust's CUDA backend through the same dispatch: from 2^24, unique_count and
-// unique_by_key_copy measured below Thrust's, and unique_copy of 8-byte keys below CUB's with its
-// count read back (docs/design.md#stream-compaction).
+// The compactions run spscan's programs by default where compaction_bench and select_bench
+// measure them at Thrust's speed or better: the selections, the in-place forms (remove, remove_if,
+// partition, stable_partition and unique: remove.inl, partition.inl, unique.inl) and unique_count.
+// The copying run heads and unique_by_key have their kernel route built and tested, and run
+// Thrust's CUDA backend through the same dispatch: from 2^24 they trail CUB with its count read back
+// (unique_copy) or Thrust (unique_by_key_copy) (docs/design.md#stream-compaction).
 constexpr bool in_place_selection_is_default = true;
 constexpr bool run_head_selection_is_default = false;
 

@@ -1,20 +1,18 @@
 // spscan's run heads: unique (in place), unique_copy, unique_count, unique_by_key (in place) and
-// unique_by_key_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). On the
-// selection program (their default route where run_head_selection_is_default, select.inl; else
-// Thrust's CUDA backend), each is the selection of the first element of every run of equal
-// elements, as Thrust's CUDA backend defines it: element i heads a run when i is 0 or
-// binary_pred(element i-1, element i) is false. The head tests are the selection's stencil; the
-// in-place forms write over their input as remove_if does (remove.inl says why that is safe; the
-// one element a tile reads below its own input, its predecessor's last, can be written before the
-// tile has read it only by the predecessor, with its own value).
+// unique_by_key_copy, Thrust's overload set dispatched as Thrust dispatches it (route.h). Element i
+// heads a run when i is 0 or binary_pred(element i-1, element i) is false, as Thrust's CUDA
+// backend defines it. unique_count counts the heads (programs/run_head_count_program.h); the others
+// are the selection of the heads (programs/select_program.h, the head test as its stencil), where
+// their route is the default (select.inl; else Thrust's CUDA backend). The in-place forms write over
+// their input as remove_if does (remove.inl says why that is safe; the one element a tile reads
+// below its own input, its predecessor's last, can be written before the tile has read it only by
+// the predecessor, with its own value).
 #pragma once
 
+#include <spscan/detail/programs/run_head_count_program.h>
 #include <spscan/detail/remove.inl>
 
 #include <thrust/functional.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/tuple.h>
 
@@ -73,7 +71,7 @@ struct unique_copy_on_kernel
 struct unique_on_kernel
 {
   template <class Derived, class ForwardIt, class... Rest>
-  static constexpr bool serves = run_head_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
+  static constexpr bool serves = in_place_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
 
   template <class Derived, class ForwardIt, class... BinaryPred>
   static ForwardIt launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred... binary_pred)
@@ -82,17 +80,17 @@ struct unique_on_kernel
   }
 };
 
+// unique_count as a count of the heads (programs/run_head_count_program.h), not a selection.
 struct unique_count_on_kernel
 {
   template <class Derived, class ForwardIt, class... Rest>
-  static constexpr bool serves = run_head_selection_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
+  static constexpr bool serves = selection_runs_on_kernel<Derived, ForwardIt>;
 
   template <class Derived, class ForwardIt, class BinaryPred>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred binary_pred)
   {
-    const auto none = thrust::make_discard_iterator();
     return static_cast<difference_of<ForwardIt>>(
-      select_on_device<false>(policy, first, selection_size(first, last), run_heads(binary_pred), none, none, is_head{}));
+      count_run_heads_on_device(policy, first, selection_size(first, last), binary_pred));
   }
   template <class Derived, class ForwardIt>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last)

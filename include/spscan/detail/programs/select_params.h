@@ -27,8 +27,8 @@ struct run_head_stencil
   SameRun same_run;
 };
 
-// An output that keeps nothing (unique_count's, or a copy_if into a discard_iterator for its
-// count): the selection only counts.
+// An output that keeps nothing (a copy_if into a discard_iterator, for its count): the selection
+// only counts.
 template <class OutputIt>
 inline constexpr bool is_discarding = false;
 template <class System>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <spscan/detail/config.h>
+#include <spscan/detail/common/call_count.h>
 #include <spscan/detail/planner.h>
 #include <spscan/detail/programs/select_program.h>
 
@@ -89,32 +90,17 @@ std::uint64_t select_on_device(cuda_policy<Derived>& policy, InputIt first, std:
                            unwrapped_iterator<RejectedIt>,
                            Pred>;
 
-  // The count goes straight to the host where a slot can be had, else through device memory.
-  const host_result_slot on_host = host_result_slot::take();
-  std::optional<call_storage<Derived>> on_device;
-  if (!on_host)
-  {
-    on_device.emplace(policy, sizeof(std::uint64_t));
-  }
-  auto* total = on_host ? on_host.address() : static_cast<std::uint64_t*>(on_device->data());
+  const call_count<Derived> total(policy);
   const typename plan::params params{thrust::try_unwrap_contiguous_iterator(first),
                                      unwrap_stencil(stencil),
                                      thrust::try_unwrap_contiguous_iterator(selected),
                                      thrust::try_unwrap_contiguous_iterator(rejected),
                                      n,
                                      pred,
-                                     total,
+                                     total.address(),
                                      allows_vector_access(thrust::try_unwrap_contiguous_iterator(first))};
   run_planned<plan>(policy, params, n);
-  std::uint64_t count = 0;
-  const cudaStream_t stream = stream_of(policy);
-  if (!on_host)
-  {
-    throw_if_failed(cudaMemcpyAsync(&count, total, sizeof(count), cudaMemcpyDeviceToHost, stream),
-                    "spscan: reading the selected count failed");
-  }
-  throw_if_failed(cudaStreamSynchronize(stream), "spscan: selection failed");
-  return on_host ? on_host.read() : count;
+  return total.read("spscan: selection failed");
 }
 
 } // namespace spscan::detail
