@@ -1,29 +1,26 @@
-// run_length_encoding: a run-length encoding on spscan's compactions, beside Thrust's own.
+// run_length_encoding: run-length encoding as Thrust's example writes it, on spscan.
 //
 // The input is 16 M bytes of a scanline-like signal (runs of one value, 1 to 64 long). Thrust's
 // example encodes it with reduce_by_key over a constant_iterator of ones (each run's value and its
-// length). With spscan's calls the same encoding is a compaction and a subtraction (the compaction
-// runs spscan's selection where run heads are its default route, detail/select.inl, and Thrust's
-// unique_by_key_copy until then):
+// length); with spscan the call is the same:
 //
-//   spscan::unique_by_key_copy(values, values + n, counting_iterator(0), run_values, run_starts);
-//   run length k = run_starts[k + 1] - run_starts[k]   (the last: n - run_starts[last])
+//   spscan::reduce_by_key(signal.begin(), signal.end(), thrust::make_constant_iterator(1),
+//                         run_values.begin(), run_lengths.begin());
 //
-// The program runs both, checks that they agree run for run (and that decoding gives the input
-// back), and prints the median time of each (host clock around the calls; each returns its count,
-// so each waits for its result). Exit status 0 when they agree, 1 otherwise or on any CUDA error.
+// The program runs it beside Thrust's same call and CUB's DeviceRunLengthEncode::Encode (its count
+// of runs read back, as the call's caller needs it), checks that the three agree run for run (and
+// that decoding gives the input's length back), and prints the median time of each (host clock
+// around the calls). Exit status 0 when they agree, 1 otherwise or on any CUDA error.
 
 #include <spscan/reduce.h>
-#include <spscan/unique.h>
 
 #include <thrust/device_vector.h>
 #include <thrust/equal.h>
 #include <thrust/host_vector.h>
 #include <thrust/iterator/constant_iterator.h>
-#include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
-#include <thrust/scan.h>
-#include <thrust/transform.h>
+
+#include <cub/device/device_run_length_encode.cuh>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +28,8 @@
 #include <cstdio>
 #include <exception>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace
@@ -85,17 +84,13 @@ double median_ms(Call call, int runs)
   return times[times.size() / 2];
 }
 
-// Run k's length from the starts of runs k and k + 1 (the end of the input after the last).
-struct run_length
+void check(cudaError_t status, const char* what)
 {
-  const std::int64_t* starts;
-  std::int64_t runs;
-  std::int64_t n;
-  __host__ __device__ std::int32_t operator()(std::int64_t k) const
+  if (status != cudaSuccess)
   {
-    return static_cast<std::int32_t>((k + 1 < runs ? starts[k + 1] : n) - starts[k]);
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
   }
-};
+}
 
 int run()
 {
@@ -104,44 +99,64 @@ int run()
   const thrust::device_vector<std::uint8_t> signal = make_signal(n, seed);
   std::printf("signal: %zu bytes (seed %llu)\n", n, static_cast<unsigned long long>(seed));
 
-  thrust::device_vector<std::uint8_t> thrust_values(n), spscan_values(n);
-  thrust::device_vector<std::int32_t> thrust_lengths(n), spscan_lengths(n);
-  thrust::device_vector<std::int64_t> starts(n);
-  std::int64_t thrust_runs = 0, spscan_runs = 0;
+  thrust::device_vector<std::uint8_t> thrust_values(n), spscan_values(n), cub_values(n);
+  thrust::device_vector<std::int32_t> thrust_lengths(n), spscan_lengths(n), cub_lengths(n);
+  thrust::device_vector<std::int64_t> cub_count(1);
+  std::int64_t thrust_runs = 0, spscan_runs = 0, cub_runs = 0;
+  const auto ones = thrust::make_constant_iterator(std::int32_t{1});
 
-  // Thrust's encoding: each run's value and the sum of its ones.
+  // Each run's value and the sum of its ones: Thrust's, then spscan's, the same call.
   const double thrust_ms = median_ms(
     [&] {
-      const auto ends = thrust::reduce_by_key(signal.begin(), signal.end(), thrust::make_constant_iterator(std::int32_t{1}),
-                                              thrust_values.begin(), thrust_lengths.begin());
-      thrust_runs     = ends.first - thrust_values.begin();
+      const auto ends =
+        thrust::reduce_by_key(signal.begin(), signal.end(), ones, thrust_values.begin(), thrust_lengths.begin());
+      thrust_runs = ends.first - thrust_values.begin();
     },
     11);
-  // spscan's: the runs' first values and where they start, then the lengths from the starts.
   const double spscan_ms = median_ms(
     [&] {
-      const auto ends = spscan::unique_by_key_copy(signal.begin(), signal.end(), thrust::make_counting_iterator(std::int64_t{0}),
-                                                   spscan_values.begin(), starts.begin());
-      spscan_runs     = ends.first - spscan_values.begin();
-      thrust::transform(thrust::make_counting_iterator(std::int64_t{0}), thrust::make_counting_iterator(spscan_runs),
-                        spscan_lengths.begin(),
-                        run_length{thrust::raw_pointer_cast(starts.data()), spscan_runs, static_cast<std::int64_t>(n)});
+      const auto ends =
+        spscan::reduce_by_key(signal.begin(), signal.end(), ones, spscan_values.begin(), spscan_lengths.begin());
+      spscan_runs = ends.first - spscan_values.begin();
+    },
+    11);
+  // CUB's encoder, its temporary storage allocated once, before timing.
+  const auto* in = thrust::raw_pointer_cast(signal.data());
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceRunLengthEncode::Encode(nullptr, temp_bytes, in, thrust::raw_pointer_cast(cub_values.data()),
+                                           thrust::raw_pointer_cast(cub_lengths.data()),
+                                           thrust::raw_pointer_cast(cub_count.data()), static_cast<std::int64_t>(n)),
+        "sizing CUB's encoder");
+  thrust::device_vector<unsigned char> temp(temp_bytes);
+  const double cub_ms = median_ms(
+    [&] {
+      check(cub::DeviceRunLengthEncode::Encode(thrust::raw_pointer_cast(temp.data()), temp_bytes, in,
+                                               thrust::raw_pointer_cast(cub_values.data()),
+                                               thrust::raw_pointer_cast(cub_lengths.data()),
+                                               thrust::raw_pointer_cast(cub_count.data()), static_cast<std::int64_t>(n)),
+            "CUB's encoder");
+      check(cudaMemcpy(&cub_runs, thrust::raw_pointer_cast(cub_count.data()), sizeof(cub_runs), cudaMemcpyDeviceToHost),
+            "reading CUB's count");
     },
     11);
 
-  const bool same_runs = thrust_runs == spscan_runs
-                      && thrust::equal(thrust_values.begin(), thrust_values.begin() + spscan_runs, spscan_values.begin())
-                      && thrust::equal(thrust_lengths.begin(), thrust_lengths.begin() + spscan_runs, spscan_lengths.begin());
+  const auto same_as_spscan = [&](std::int64_t runs, const auto& values, const auto& lengths) {
+    return runs == spscan_runs && thrust::equal(values.begin(), values.begin() + runs, spscan_values.begin())
+        && thrust::equal(lengths.begin(), lengths.begin() + runs, spscan_lengths.begin());
+  };
+  const bool same_runs = same_as_spscan(thrust_runs, thrust_values, thrust_lengths)
+                      && same_as_spscan(cub_runs, cub_values, cub_lengths);
   // Decoding: the lengths' sum is the input's length.
   const std::int64_t decoded = thrust::reduce(spscan_lengths.begin(), spscan_lengths.begin() + spscan_runs, std::int64_t{0});
 
-  std::printf("runs: %lld (Thrust: %lld), %.1f bytes a run; decoded length %lld of %zu\n",
-              static_cast<long long>(spscan_runs), static_cast<long long>(thrust_runs),
+  std::printf("runs: %lld (Thrust: %lld, CUB: %lld), %.1f bytes a run; decoded length %lld of %zu\n",
+              static_cast<long long>(spscan_runs), static_cast<long long>(thrust_runs), static_cast<long long>(cub_runs),
               static_cast<double>(n) / static_cast<double>(spscan_runs), static_cast<long long>(decoded), n);
   std::printf("encoding %zu bytes (host clock per encoding, median of 11):\n", n);
-  std::printf("  thrust::reduce_by_key over ones              %9.1f us\n", 1000 * thrust_ms);
-  std::printf("  spscan::unique_by_key_copy + run lengths     %9.1f us  (%.2fx)\n", 1000 * spscan_ms,
-              thrust_ms / spscan_ms);
+  std::printf("  thrust::reduce_by_key over ones                 %9.1f us\n", 1000 * thrust_ms);
+  std::printf("  cub::DeviceRunLengthEncode::Encode + count read %9.1f us\n", 1000 * cub_ms);
+  std::printf("  spscan::reduce_by_key over ones                 %9.1f us  (%.2fx Thrust, %.2fx CUB)\n", 1000 * spscan_ms,
+              thrust_ms / spscan_ms, cub_ms / spscan_ms);
   const bool ok = same_runs && decoded == static_cast<std::int64_t>(n);
   std::printf("%s\n", ok ? "run_length_encoding: the encodings agree" : "run_length_encoding: MISMATCH");
   return ok ? 0 : 1;

@@ -14,7 +14,8 @@
 # Output goes to $OUT (default ./out), flat, eight files at most:
 #   build.log  ctest.log  sanitizer.log (all tools, all programs, one after another)
 #   bench.log (scan_bench's output, anchor_scan_bench's, the anchor table, the plot script's, then
-#   scan_by_key_bench's, call_time_bench's, select_bench's, compaction_bench's, sharded_scan_bench's and
+#   scan_by_key_bench's, call_time_bench's, select_bench's, compaction_bench's, reduce_by_key_bench's,
+#   sharded_scan_bench's and
 #   ablation_bench's tables, then ablation_bench's CSV)  bench.csv  anchor.csv (CUB of the
 #   newest CCCL, where its headers are installed: bench/CMakeLists.txt)  bench.png  summary.txt
 # The summary (also summary.txt) is the last thing printed. Exit status: 0 when the build, every
@@ -137,7 +138,7 @@ phase_build() {
     return 1
   fi
   if ((only_bench)); then
-    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench compaction_bench ablation_bench)
+    targets=(--target scan_bench scan_by_key_bench call_time_bench select_bench compaction_bench reduce_by_key_bench ablation_bench)
     # Built where the configuration found what they need (NCCL; the newest CCCL's headers).
     local available
     available=$(cmake --build "$build" --target help 2> /dev/null)
@@ -263,7 +264,7 @@ phase_bench() {
   # The by-key scans against CUB's and Thrust's, then call times as users write the call (their
   # tables go into bench.log).
   local extra
-  for extra in scan_by_key_bench call_time_bench select_bench compaction_bench sharded_scan_bench; do
+  for extra in scan_by_key_bench call_time_bench select_bench compaction_bench reduce_by_key_bench sharded_scan_bench; do
     run_extra_bench "$extra" || rc=$?
   done
   # The ablation's CSV goes into bench.log as well ($OUT holds eight files at most):
@@ -303,6 +304,7 @@ bench_summary_lines() {
   [ -s "$work/call_time_bench.stdout" ] && grep -E '^(checks|goal|floor)' "$work/call_time_bench.stdout"
   [ -s "$work/select_bench.stdout" ] && grep -i '^summary' "$work/select_bench.stdout"
   [ -s "$work/compaction_bench.stdout" ] && grep -i '^summary' "$work/compaction_bench.stdout"
+  [ -s "$work/reduce_by_key_bench.stdout" ] && grep -i '^summary' "$work/reduce_by_key_bench.stdout"
   [ -s "$work/ablation_bench.stdout" ] && grep -i '^summary' "$work/ablation_bench.stdout"
   [ -s "$work/sharded_scan_bench.stdout" ] && grep -E '^(\| [0-9]|checks)' "$work/sharded_scan_bench.stdout" | sed 's/^/sharded: /'
 }

@@ -61,10 +61,6 @@ struct scan_by_key_params
   const std::uint32_t* head_words = nullptr;
 };
 
-// Where a by-key scan's kernel can hold the keys: it shuffles them between lanes.
-template <class Key>
-constexpr bool kernel_holds_key = ::cuda::std::is_trivially_copyable_v<Key> && sizeof(Key) <= 16;
-
 template <class Tuning, class KeysIt, class ValuesIt, class OutputIt, class Accum, class Pred, class Op, bool Exclusive>
 struct scan_by_key_program
 {
@@ -92,11 +88,7 @@ struct scan_by_key_program
   static constexpr std::size_t slice_bytes =
     vector_layout && vectors::bytes > elements::bytes ? vectors::bytes : elements::bytes;
 
-  // Rows of keys a lane holds at once while it finds the heads, their loads in flight together:
-  // 32 bytes of keys (all 32 rows of 4-byte keys, or 16, spilled registers at 4 CTAs per SM).
-  static constexpr int key_batch_rows = 32 / int(sizeof(key)) > 0 ? 32 / int(sizeof(key)) : 1;
-  static constexpr int key_batch      = key_batch_rows < rows ? key_batch_rows : rows;
-  static_assert(rows % key_batch == 0);
+  static constexpr int key_batch = segment_head_batch<key, rows>;
 
   struct shared_storage
   {
@@ -255,10 +247,9 @@ struct scan_by_key_program
     }
   }
 
-  // Loads the warp's keys warp-striped (row j, lane l: element 32 j + l of the segment), a batch of
-  // rows at a time with all of a batch's loads in flight, and stores which elements start a
-  // segment, one bit each. The key before an element is the previous lane's (a shuffle), the
-  // previous row's last lane's, or, for the segment's first element, the key before the segment.
+  // Stores which elements of the warp's segment start a segment (segment_heads.h), from the key
+  // before the segment: read from the input, or, where the output overwrites the keys, from the
+  // copy taken before the scan.
   __device__ static void
   stage_heads(params& p, std::uint32_t* heads, std::size_t tile, std::size_t first, int valid, int lane)
   {
@@ -270,31 +261,7 @@ struct scan_by_key_program
                    ? p.predecessor_keys[tile]
                    : key(p.keys[static_cast<difference_of<KeysIt>>(first - 1)]);
     }
-#pragma unroll
-    for (int batch_begin = 0; batch_begin < rows; batch_begin += key_batch)
-    {
-      key current[key_batch];
-#pragma unroll
-      for (int b = 0; b < key_batch; ++b)
-      {
-        const int i = (batch_begin + b) * warp_threads + lane;
-        if (i < valid)
-        {
-          current[b] = p.keys[static_cast<difference_of<KeysIt>>(first + static_cast<std::size_t>(i))];
-        }
-      }
-#pragma unroll
-      for (int b = 0; b < key_batch; ++b)
-      {
-        const int i = (batch_begin + b) * warp_threads + lane;
-        const std::uint32_t row_heads = row_head_word(current[b], before_row, i < valid, first == 0 && i == 0, p.pred, lane);
-        before_row                    = row_last_key(current[b]);
-        if (lane == 0)
-        {
-          heads[batch_begin + b] = row_heads;
-        }
-      }
-    }
+    stage_segment_heads<rows, key_batch>(p.keys, p.pred, before_row, heads, first, valid, lane);
   }
 
   // On the ring engine (ring/ring_driver.h), where keys, values and output are raw, 16-byte aligned

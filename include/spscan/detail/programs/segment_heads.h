@@ -13,10 +13,16 @@
 
 #include <cub/util_ptx.cuh>
 
+#include <cuda/std/type_traits>
+
 #include <cstdint>
 
 namespace spscan::detail
 {
+
+// Where a by-key kernel can hold the keys: it shuffles them between lanes.
+template <class Key>
+constexpr bool kernel_holds_key = ::cuda::std::is_trivially_copyable_v<Key> && sizeof(Key) <= 16;
 
 // The words of n elements' head bits (bits past n are clear).
 SPSCAN_HOST_DEVICE constexpr std::size_t segment_head_words(std::size_t n)
@@ -45,6 +51,52 @@ template <class Key>
 __device__ Key row_last_key(const Key& current)
 {
   return cub::ShuffleIndex<warp_threads>(current, warp_threads - 1, 0xffffffffu);
+}
+
+// Rows of keys a lane holds at once while it finds a segment's heads, their loads in flight
+// together: 32 bytes of keys (all 32 rows of 4-byte keys, or 16, spilled registers at 4 CTAs per
+// SM).
+template <class Key, int Rows>
+constexpr int segment_head_batch = [] {
+  const int batch = 32 / int(sizeof(Key)) > 0 ? 32 / int(sizeof(Key)) : 1;
+  return batch < Rows ? batch : Rows;
+}();
+
+// A tile program's warp: loads the keys of its segment (`Rows` rows of 32 from input element
+// `first`, `valid` of them in the input) warp-striped (row j, lane l: element 32 j + l), a batch
+// of rows at a time with all of a batch's loads in flight, and stores row j's head word in
+// heads[j] (every row's, zero past the input). The key before an element is the previous lane's
+// (a shuffle), the previous row's last lane's, or, for the segment's first element, `before_row`.
+template <int Rows, int KeyBatch, class KeysIt, class Key, class Pred>
+__device__ void stage_segment_heads(
+  const KeysIt& keys, Pred& pred, Key before_row, std::uint32_t* heads, std::size_t first, int valid, int lane)
+{
+  static_assert(Rows % KeyBatch == 0);
+#pragma unroll
+  for (int batch_begin = 0; batch_begin < Rows; batch_begin += KeyBatch)
+  {
+    Key current[KeyBatch];
+#pragma unroll
+    for (int b = 0; b < KeyBatch; ++b)
+    {
+      const int i = (batch_begin + b) * warp_threads + lane;
+      if (i < valid)
+      {
+        current[b] = keys[static_cast<difference_of<KeysIt>>(first + static_cast<std::size_t>(i))];
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < KeyBatch; ++b)
+    {
+      const int i = (batch_begin + b) * warp_threads + lane;
+      const std::uint32_t row_heads = row_head_word(current[b], before_row, i < valid, first == 0 && i == 0, pred, lane);
+      before_row                    = row_last_key(current[b]);
+      if (lane == 0)
+      {
+        heads[batch_begin + b] = row_heads;
+      }
+    }
+  }
 }
 
 // Each warp takes `rows` words (32 elements each) at a time, every lane reading one key of each
