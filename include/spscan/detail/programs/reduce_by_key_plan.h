@@ -105,7 +105,8 @@ std::uint64_t run_reduce_by_key(cuda_policy<Derived>& policy,
 {
   using plan = reduce_by_key_plan<Accum, KeysIt, ValuesIt, KeysOutIt, ValuesOutIt, Pred, Op>;
   const call_count<Derived> runs(policy);
-  const typename plan::params params{keys, values, keys_out, values_out, n, pred, op, runs.address()};
+  const typename plan::params params{
+    keys, values, keys_out, values_out, n, pred, op, runs.address(), allows_vector_access(values)};
   run_planned<plan>(policy, params, n);
   return runs.read("spscan: reduce_by_key failed");
 }

@@ -75,6 +75,7 @@ struct reduce_by_key_params
   Pred pred;
   Op op;
   std::uint64_t* runs_total; // written by the last tile
+  bool vector_load; // values are a 16-byte aligned raw pointer
 };
 
 template <class Tuning, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Accum, class Count, class Pred, class Op>
@@ -93,12 +94,20 @@ struct reduce_by_key_program
   static_assert(items <= warp_threads && warp_threads % items == 0, "a thread's head flags share one word");
   static constexpr int key_batch = segment_head_batch<key, rows>;
 
+  using value_in = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<ValuesIt>>;
+  // Values move as 16-byte words straight into shared memory where they can (tile_io.h), their
+  // loads in flight while the keys are read and compared.
+  static constexpr bool vector_layout = vector_layout_fits<ValuesIt, Accum*, items> && ::cuda::std::is_same_v<value_in, Accum>;
   using elements = element_slice<Accum, items>;
+  using vectors  = vector_slice<Accum, items>;
   using block    = block_scan<carry, warps>;
+
+  static constexpr std::size_t slice_bytes =
+    vector_layout && vectors::bytes > elements::bytes ? vectors::bytes : elements::bytes;
 
   struct shared_storage
   {
-    alignas(16) unsigned char slices[warps][elements::bytes];
+    alignas(16) unsigned char slices[warps][slice_bytes];
     std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment heads a run
     typename block::shared_storage block;
     bool after_tile_heads; // the element after the tile heads a run (or there is none)
@@ -130,15 +139,44 @@ struct reduce_by_key_program
         || !p.pred(key(p.keys[static_cast<difference_of<KeysIt>>(tile_end - 1)]),
                    key(p.keys[static_cast<difference_of<KeysIt>>(tile_end)]));
     }
+    const auto values = p.values + static_cast<difference_of<ValuesIt>>(at.first);
+    void* slice       = shared.slices[at.warp];
+    if constexpr (vector_layout)
+    {
+      if (at.whole() && p.vector_load)
+      {
+        const vectors staged(slice, at.lane);
+        staged.start_stage(values);
+        stage_heads(p, shared, at);
+        staged.finish_stage();
+        reduce_staged(p, shared, tile, at, staged);
+        return;
+      }
+    }
+    stage_heads(p, shared, at);
+    const elements staged(slice, at.lane, at.valid());
+    staged.stage(values);
+    reduce_staged(p, shared, tile, at, staged);
+  }
+
+  template <class Segment>
+  __device__ static void stage_heads(params& p, shared_storage& shared, const Segment& at)
+  {
     key before_row{};
     if (at.valid() > 0 && at.first > 0)
     {
       before_row = p.keys[static_cast<difference_of<KeysIt>>(at.first - 1)];
     }
     stage_segment_heads<rows, key_batch>(p.keys, p.pred, before_row, shared.heads[at.warp], at.first, at.valid(), at.lane);
-    const elements staged(shared.slices[at.warp], at.lane, at.valid());
-    staged.stage(p.values + static_cast<difference_of<ValuesIt>>(at.first));
+  }
 
+  // Folds the staged values into runs: thread carries, the block scan, the exchange with the
+  // driver, the running folds in place, then the runs written out.
+  template <class Tile, class Segment, class Slice>
+  __device__ static void
+  reduce_staged(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
+  {
+    const std::size_t tile_end = at.tile_begin + static_cast<std::size_t>(at.tile_valid);
     // This thread's head flags: its `items` elements are bits [lane * items, lane * items + items)
     // of the segment, all in one row's word.
     const int first_bit      = at.lane * items;
@@ -182,7 +220,8 @@ struct reduce_by_key_program
   // The fold of this thread's elements (bit k of `heads`: its element k heads a run). A thread
   // with no element takes part in the block scan with a carry that holds a head, which the combine
   // passes on without calling op; the block scan leaves it out of every result anyway.
-  __device__ static carry thread_carry_of(params& p, const elements& staged, std::uint32_t heads)
+  template <class Slice>
+  __device__ static carry thread_carry_of(params& p, const Slice& staged, std::uint32_t heads)
   {
     carry thread_carry{Accum{}, Count{1}};
     int k = 0;
@@ -208,7 +247,8 @@ struct reduce_by_key_program
 
   // Replaces this thread's elements by the fold of their run up to them, from `running`, the fold
   // before its first element (unused where that element is a head).
-  __device__ static void fold_in_place(params& p, const elements& staged, std::uint32_t heads, Accum running)
+  template <class Slice>
+  __device__ static void fold_in_place(params& p, const Slice& staged, std::uint32_t heads, Accum running)
   {
     int k = 0;
     staged.template transform<Accum>([&](const Accum& x) {
@@ -221,10 +261,11 @@ struct reduce_by_key_program
 
   // Writes the warp's runs, a row of 32 elements at a time: each head's key to keys_out and each
   // tail's fold to values_out, at (heads up to it) - 1.
+  template <class Slice, class Segment>
   __device__ static void write_runs(params& p,
                                     const std::uint32_t* head_words,
-                                    const elements& staged,
-                                    const warp_segment<tuning::tile_items, segment>& at,
+                                    const Slice& staged,
+                                    const Segment& at,
                                     Count heads_before,
                                     bool after_segment_heads)
   {
