@@ -103,6 +103,16 @@ def select_form_ok(form, t, x):
     return converts(t, x)
 
 
+def reduce_by_key_form_ok(form, t, x):
+    """The sums run in T: by default under thrust::plus<X> (the values' output type), which takes
+    two Ts and gives back an X that goes into a T; under op_for<T> otherwise."""
+    if KIND[t] == "pair":
+        return x == "pair" and form == "pred_op"
+    if form in {"plain", "pred"}:
+        return plus_accepts(x, t) and converts(t, x) and converts(x, t)
+    return plus_accepts(t, t) and converts(t, x)
+
+
 FAMILIES = {
     # family: (suite, check, form enum, forms, form check, type-cell form chooser, inputs)
     "scan": dict(
@@ -130,6 +140,12 @@ FAMILIES = {
         form_ok=select_form_ok,
         inputs=["raw_pointer", "vector_iterator", "counting", "transform", "constant", "zip"],
     ),
+    "reduce_by_key": dict(
+        suite="ReduceByKeyMatrix",
+        forms=["plain", "pred", "pred_op"],
+        form_ok=reduce_by_key_form_ok,
+        inputs=["raw_pointer", "vector_iterator", "counting", "transform", "constant", "zip"],
+    ),
 }
 
 
@@ -146,6 +162,7 @@ def type_cell_form(family, t, x, index):
         "scan": ["exclusive_init", "exclusive_init_op", "inclusive"],
         "transform_scan": ["inclusive"],
         "scan_by_key": ["exclusive_init", "exclusive_init_pred_op", "inclusive"],
+        "reduce_by_key": ["plain", "pred_op"],
     }[family]
     for form in preferred:
         if spec["form_ok"](form, t, x):
@@ -162,6 +179,9 @@ def check_call(family, form, policy, input_form, t, x, key):
                 f"input_form::{input_form}>();")
     if family == "scan_by_key":
         return (f"check_scan_by_key<{CPP[key]}, {types}, by_key_form::{form}, policy_form::{policy}, "
+                f"input_form::{input_form}>();")
+    if family == "reduce_by_key":
+        return (f"check_reduce_by_key<{CPP[key]}, {types}, reduce_by_key_form::{form}, policy_form::{policy}, "
                 f"input_form::{input_form}>();")
     return f"check_select<{types}, select_form::{form}, policy_form::{policy}, input_form::{input_form}>();"
 
@@ -180,7 +200,7 @@ def type_cells(family):
             key = KEYS[index % len(KEYS)]
             if SIZE[t] == 8 and SIZE[x] == 8:
                 key = "uint8"  # a tile's 1-byte keys beside its 8-byte values: 512 bytes a warp
-            name = f"{t}_into_{x}" + (f"_by_{key}_keys" if family == "scan_by_key" else "")
+            name = f"{t}_into_{x}" + (f"_by_{key}_keys" if family in {"scan_by_key", "reduce_by_key"} else "")
             cells.append(dict(group=t, name=name, pair=(t, x), pairwise=False,
                               call=check_call(family, form, policy, "raw_pointer", t, x, key),
                               comment=f"{form}, {policy}"))
@@ -245,7 +265,8 @@ def pairwise_cells(family):
                 raise SystemExit(f"generate_matrix.py: no type pair for {family} {form} {input_form}")
             t, x = chosen
             key = KEYS[index % len(KEYS)]
-            name = f"{policy}_{input_form}_{form}_{t}_into_{x}" + (f"_by_{key}_keys" if family == "scan_by_key" else "")
+            name = f"{policy}_{input_form}_{form}_{t}_into_{x}" + (
+                f"_by_{key}_keys" if family in {"scan_by_key", "reduce_by_key"} else "")
             cells.append(dict(group="forms", name=name, pair=(t, x), pairwise=True, index=index,
                               call=check_call(family, form, policy, input_form, t, x, key), comment=""))
             index += 1

@@ -284,6 +284,7 @@ SPSCAN_MATRIX_ALGORITHM(remove_copy_if)
 SPSCAN_MATRIX_ALGORITHM(partition_copy)
 SPSCAN_MATRIX_ALGORITHM(remove_if)
 SPSCAN_MATRIX_ALGORITHM(remove)
+SPSCAN_MATRIX_ALGORITHM(reduce_by_key)
 
 #undef SPSCAN_MATRIX_ALGORITHM
 
@@ -719,6 +720,112 @@ void check_scan_by_key()
     run(inclusive_scan_by_key_call{}, thrust::equal_to<>{}, value_op{});
   }
   expect_same_bits(expected, to_host(out), n, "the by-key scan's output");
+}
+
+// ------------------------------------------------------------------------------------------------
+// reduce_by_key: keys K (Input::zip: (K, K) tuples, into tuples), values T, sums into X; the
+// values' type is the accumulator, as Thrust's.
+
+enum class reduce_by_key_form
+{
+  plain, // reduce_by_key(keys, keys_last, values, keys_out, values_out)
+  pred, // reduce_by_key(..., pred)
+  pred_op, // reduce_by_key(..., pred, op)
+};
+
+template <class K, class T, class X, reduce_by_key_form Form, policy_form Policy, input_form Input>
+void check_reduce_by_key()
+{
+  SPSCAN_REQUIRE_GPU();
+  constexpr bool negatives  = holds_negatives<T> && (holds_negatives<X> || std::is_integral_v<T>);
+  constexpr bool zip        = Input == input_form::zip;
+  constexpr input_form values_form = zip ? input_form::raw_pointer : Input;
+  const std::size_t n       = cell_size<T, X, T, negatives>();
+  const std::uint64_t seed  = cell_seed();
+  SCOPED_TRACE(describe_seed(seed, n));
+  cell_inputs<T, values_form> values(cell_input<T, negatives>(n, seed));
+  const thrust::host_vector<K> host_keys  = cell_keys<K>(n, seed);
+  const thrust::host_vector<K> host_keys2 = cell_keys<K>(n, seed + 1);
+  thrust::device_vector<K> keys(host_keys.begin(), host_keys.end());
+  thrust::device_vector<K> keys2(host_keys2.begin(), host_keys2.end());
+  thrust::device_vector<K> keys_out   = poisoned_device_vector<K>(n);
+  thrust::device_vector<K> keys_out2  = poisoned_device_vector<K>(n);
+  thrust::device_vector<X> out        = poisoned_device_vector<X>(n);
+  thrust::host_vector<K> expected_keys  = poisoned_host_vector<K>(n);
+  thrust::host_vector<K> expected_keys2 = poisoned_host_vector<K>(n);
+  thrust::host_vector<X> expected       = poisoned_host_vector<X>(n);
+
+  const auto device_keys = [&] {
+    if constexpr (zip)
+    {
+      return thrust::make_zip_iterator(keys.begin(), keys2.begin());
+    }
+    else if constexpr (Input == input_form::raw_pointer && Policy != policy_form::none)
+    {
+      return thrust::raw_pointer_cast(keys.data());
+    }
+    else
+    {
+      return keys.begin();
+    }
+  }();
+  const auto key_result = [&] {
+    if constexpr (zip)
+    {
+      return thrust::make_zip_iterator(keys_out.begin(), keys_out2.begin());
+    }
+    else
+    {
+      return output_first<K, values_form, Policy>(keys_out);
+    }
+  }();
+  const auto host_key_first = [&] {
+    if constexpr (zip)
+    {
+      return thrust::make_zip_iterator(host_keys.begin(), host_keys2.begin());
+    }
+    else
+    {
+      return host_keys.begin();
+    }
+  }();
+  const auto host_key_result = [&] {
+    if constexpr (zip)
+    {
+      return thrust::make_zip_iterator(expected_keys.begin(), expected_keys2.begin());
+    }
+    else
+    {
+      return expected_keys.begin();
+    }
+  }();
+  const auto first  = values.template device_first<Policy>();
+  const auto result = output_first<X, values_form, Policy>(out);
+  const auto host   = values.host_first();
+  const auto run    = [&](auto... trailing) {
+    const auto ends = with_policy<Policy>(n, [&](auto policy) {
+      return reduce_by_key_call{}(policy, device_keys, device_keys + n, first, key_result, result, trailing...);
+    });
+    const auto expected_ends =
+      reduce_by_key_call{}.reference(host_key_first, host_key_first + n, host, host_key_result, expected.begin(), trailing...);
+    const std::ptrdiff_t runs = expected_ends.second - expected.begin();
+    EXPECT_EQ(runs, ends.first - key_result) << "the keys' returned end";
+    EXPECT_EQ(runs, ends.second - result) << "the sums' returned end";
+    expect_same_bits(expected, to_host(out), static_cast<std::size_t>(runs), "the runs' sums");
+    expect_same_bits(expected_keys, to_host(keys_out), static_cast<std::size_t>(runs), "the runs' keys");
+  };
+  if constexpr (Form == reduce_by_key_form::plain)
+  {
+    run();
+  }
+  else if constexpr (Form == reduce_by_key_form::pred)
+  {
+    run(thrust::equal_to<>{});
+  }
+  else
+  {
+    run(thrust::equal_to<>{}, op_for<T>{});
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
