@@ -1,4 +1,5 @@
-// reduce_by_key: spscan's (as users call it) against Thrust's and CUB's DeviceReduce::ReduceByKey
+// reduce_by_key: spscan's program (called as the dispatch calls it, so that it runs whether or not
+// it is the default route: detail/reduce_by_key.inl) against Thrust's and CUB's DeviceReduce::ReduceByKey
 // (temporary storage allocated before timing), and run-length encoding as Thrust's example writes
 // it (reduce_by_key over a constant_iterator of ones) against CUB's DeviceRunLengthEncode::Encode;
 // int32 keys with int32 and float values, int64 keys with double values, 2^16 to 2^28 elements,
@@ -122,6 +123,7 @@ void run_types(const char* types, int reps, int max_log2, std::vector<row>& rows
   event_timer timer;
   const int warmups = 3;
   const auto policy = [&] { return thrust::cuda::par_nosync(alloc).on(bench_stream); };
+  auto ours_policy  = policy(); // the kernel route takes the policy by reference
   for (int log2n = 16; log2n <= max_log2; log2n += 4)
   {
     const std::size_t n = std::size_t{1} << log2n;
@@ -154,7 +156,8 @@ void run_types(const char* types, int reps, int max_log2, std::vector<row>& rows
         };
         thrust::pair<K*, V*> got{}, want{};
         const auto mine = [&] {
-          got = spscan::reduce_by_key(policy(), keys.get(), keys.get() + n, values.get(), our_keys.get(), our_sums.get());
+          got = spscan::detail::reduce_by_key_on_kernel::launch(
+            ours_policy, keys.get(), keys.get() + n, values.get(), our_keys.get(), our_sums.get());
         };
         const auto thrust_call = [&] {
           want = thrust::reduce_by_key(policy(), keys.get(), keys.get() + n, values.get(), their_keys.get(), their_sums.get());
@@ -208,7 +211,8 @@ void run_types(const char* types, int reps, int max_log2, std::vector<row>& rows
         };
         thrust::pair<K*, int*> got{}, want{};
         const auto mine = [&] {
-          got = spscan::reduce_by_key(policy(), keys.get(), keys.get() + n, ones, our_keys.get(), our_lengths.get());
+          got = spscan::detail::reduce_by_key_on_kernel::launch(
+            ours_policy, keys.get(), keys.get() + n, ones, our_keys.get(), our_lengths.get());
         };
         const auto thrust_call = [&] {
           want = thrust::reduce_by_key(policy(), keys.get(), keys.get() + n, ones, their_keys.get(), their_lengths.get());

@@ -1,9 +1,10 @@
 // Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove_copy
-// and stable_partition_copy on the selection program, unique_count on its count of run heads;
+// and stable_partition_copy on the selection program; unique_count on its count of run heads,
 // remove, remove_if, partition, stable_partition and unique (in place), unique_copy, unique_by_key
 // (in place) and unique_by_key_copy on the selection program too where their routes are the default
-// (select.inl), Thrust's CUDA backend until then; reduce_by_key on its own program
-// (reduce_by_key_test.cu tests it through), all through spscan's dispatch. On the CPU: host policies give the sequential results, a program's own system gets its own
+// (select.inl), Thrust's CUDA backend until then; reduce_by_key on its own program where that is
+// its default (reduce_by_key.inl; reduce_by_key_test.cu tests the program), all through spscan's
+// dispatch. On the CPU: host policies give the sequential results, a program's own system gets its own
 // overloads, and Thrust's CUDA policies are recognized as reaching its CUDA backend in every form.
 // On a GPU: each kernel route (called as its dispatch calls it, so that it runs whatever the
 // default) gives the sequential reference's and Thrust's results and ends, in place too, around
@@ -502,15 +503,17 @@ TEST(CompactionOnGpu, PartitionsAndReduceByKeyGiveThrustsResults)
   }
 }
 
-// The routes: remove_copy, stable_partition_copy, unique_count and reduce_by_key run spscan's
-// programs (one kernel call each); remove, remove_if, partition, stable_partition and the rest of
-// the unique family where their routes are the default, else Thrust's CUDA backend; each one call
+// The routes: remove_copy and stable_partition_copy run spscan's programs (one kernel call each);
+// remove, remove_if, partition, stable_partition, the unique family and reduce_by_key where their
+// routes are the default, else Thrust's CUDA backend; each one call
 // on its route, from spscan's functions and from Thrust's entry points with spscan::par.
 TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
 {
   SPSCAN_REQUIRE_GPU();
   constexpr unsigned in_place_on_kernel = spscan::detail::in_place_selection_is_default ? 1u : 0u;
   constexpr unsigned run_heads_on_kernel = spscan::detail::run_head_selection_is_default ? 1u : 0u;
+  constexpr unsigned reduce_on_kernel    = spscan::detail::reduce_by_key_program_is_default ? 1u : 0u;
+  constexpr unsigned count_on_kernel     = spscan::detail::run_head_count_is_default ? 1u : 0u;
   const std::size_t n = 20000;
   const thrust::device_vector<int> in = spscan_test::to_device(run_values<int>(n, 3.0, 11));
   thrust::device_vector<int> a = in, b(n), c(n);
@@ -525,7 +528,8 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     spscan::unique_count(in.begin(), in.end());
     spscan::unique_by_key(a.begin(), a.end(), c.begin());
     spscan::unique_by_key_copy(in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 3u + 3 * in_place_on_kernel + 3 * run_heads_on_kernel) << "spscan's programs";
+    EXPECT_EQ(routed.kernel_calls(), 2u + count_on_kernel + 3 * in_place_on_kernel + 3 * run_heads_on_kernel)
+      << "spscan's programs";
     EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 9u) << "one call each";
   }
   {
@@ -533,7 +537,7 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     spscan::partition(a.begin(), a.end(), is_odd{});
     spscan::stable_partition(a.begin(), a.end(), is_odd{});
     spscan::reduce_by_key(in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 1u + 2 * in_place_on_kernel) << "reduce_by_key, and the partitions in place";
+    EXPECT_EQ(routed.kernel_calls(), reduce_on_kernel + 2 * in_place_on_kernel) << "the defaults";
     EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 3u) << "one call each";
   }
   {
@@ -545,8 +549,8 @@ TEST(CompactionOnGpu, EachFormTakesItsRouteFromSpscanAndFromThrustWithSpscanPar)
     thrust::unique_by_key_copy(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
     thrust::remove_copy(spscan::par, in.begin(), in.end(), b.begin(), 4);
     thrust::reduce_by_key(spscan::par, in.begin(), in.end(), in.begin(), b.begin(), c.begin());
-    EXPECT_EQ(routed.kernel_calls(), 3u + 2 * in_place_on_kernel + run_heads_on_kernel)
-      << "remove_copy, unique_count and reduce_by_key, and the defaults";
+    EXPECT_EQ(routed.kernel_calls(), 1u + count_on_kernel + reduce_on_kernel + 2 * in_place_on_kernel + run_heads_on_kernel)
+      << "remove_copy, and the defaults";
     EXPECT_EQ(routed.kernel_calls() + routed.thrust_calls(), 6u) << "each through spscan's dispatch once";
     EXPECT_EQ(end - a.begin(), count) << "unique's end and unique_count agree";
     EXPECT_LE(kept_end - b.begin(), 10);

@@ -1,9 +1,10 @@
 // spscan::reduce_by_key: Thrust's overload set (with and without a key predicate and a reduction),
 // dispatched as Thrust dispatches it (route.h), so that code swapped to spscan (or passing
 // spscan::par) keeps its calls. Where Thrust would run its CUDA backend, spscan's single-pass
-// program runs (programs/reduce_by_key_program.h): the runs' folds are the by-key scan's, so
-// float results are the same bits from run to run and on another GPU of the same tile shape.
-// Keys the kernel cannot shuffle and values it cannot hold go to Thrust's CUDA backend.
+// program runs where it is the default (reduce_by_key_program_is_default;
+// programs/reduce_by_key_program.h): the runs' folds are the by-key scan's, so float results are
+// the same bits from run to run and on another GPU of the same tile shape. Keys the kernel cannot
+// shuffle and values it cannot hold go to Thrust's CUDA backend.
 #pragma once
 
 #include <spscan/detail/programs/reduce_by_key_plan.h>
@@ -29,12 +30,19 @@ using default_run_reduction =
                                            value_of<ValuesIt>,
                                            value_of<ValuesOutIt>>>;
 
-// reduce_by_key's kernel route (route.h). Its accumulator is the values' value type, as Thrust's.
+// Whether reduce_by_key runs its program by default (else Thrust's CUDA backend, through the
+// same dispatch): where reduce_by_key_bench measures it at Thrust's speed or better
+// (docs/design.md#reduce-by-key).
+constexpr bool reduce_by_key_program_is_default = true;
+
+// reduce_by_key's kernel route (route.h), with Thrust's defaults: == of the keys' type, and
+// default_run_reduction. Its accumulator is the values' value type, as Thrust's.
 struct reduce_by_key_on_kernel
 {
-  template <class Derived, class KeysIt, class ValuesIt, class... Rest>
-  static constexpr bool serves =
-    runs_on_kernel<Derived, run_carry<value_of<ValuesIt>, std::uint64_t>> && kernel_holds_key<value_of<KeysIt>>;
+  template <class Derived, class KeysIt, class KeysLast, class ValuesIt, class... Rest>
+  static constexpr bool serves = reduce_by_key_program_is_default
+                              && runs_on_kernel<Derived, run_carry<value_of<ValuesIt>, std::uint64_t>>
+                              && kernel_holds_key<value_of<KeysIt>>;
 
   template <class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
   static thrust::pair<KeysOutIt, ValuesOutIt> launch(Derived& policy,
@@ -53,63 +61,22 @@ struct reduce_by_key_on_kernel
     return thrust::make_pair(keys_out + static_cast<difference_of<KeysOutIt>>(runs),
                              values_out + static_cast<difference_of<ValuesOutIt>>(runs));
   }
-};
-
-struct reduce_by_key_algorithm
-{
-  template <class Policy, class... Args>
-  using thrust_target = thrust_dispatch::reduce_by_key_target<Policy, Args...>;
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Policy, class... Args>
-  SPSCAN_HOST_DEVICE static auto thrust_entry(Policy& policy, Args... args)
-  {
-    return thrust::reduce_by_key(policy, args...);
-  }
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt>
-  SPSCAN_HOST_DEVICE static thrust::pair<KeysOutIt, ValuesOutIt>
-  run(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, KeysOutIt keys_out, ValuesOutIt values_out)
-  {
-    return run(policy, keys_first, keys_last, values, keys_out, values_out, thrust::equal_to<value_of<KeysIt>>{});
-  }
-
-  _CCCL_EXEC_CHECK_DISABLE
   template <class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred>
-  SPSCAN_HOST_DEVICE static thrust::pair<KeysOutIt, ValuesOutIt> run(
+  static thrust::pair<KeysOutIt, ValuesOutIt> launch(
     Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, KeysOutIt keys_out, ValuesOutIt values_out, Pred pred)
   {
-    return run(
+    return launch(
       policy, keys_first, keys_last, values, keys_out, values_out, pred, default_run_reduction<ValuesIt, ValuesOutIt>{});
   }
-
-  _CCCL_EXEC_CHECK_DISABLE
-  template <class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
-  SPSCAN_HOST_DEVICE static thrust::pair<KeysOutIt, ValuesOutIt> run(
-    Derived& policy,
-    KeysIt keys_first,
-    KeysIt keys_last,
-    ValuesIt values,
-    KeysOutIt keys_out,
-    ValuesOutIt values_out,
-    Pred pred,
-    Op op)
+  template <class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt>
+  static thrust::pair<KeysOutIt, ValuesOutIt>
+  launch(Derived& policy, KeysIt keys_first, KeysIt keys_last, ValuesIt values, KeysOutIt keys_out, ValuesOutIt values_out)
   {
-    return kernel_or_thrust_backend<reduce_by_key_on_kernel, reduce_by_key_on_kernel::serves<Derived, KeysIt, ValuesIt>>(
-      [&](auto& thrust_policy) {
-        return thrust_cuda_backend::reduce_by_key(thrust_policy, keys_first, keys_last, values, keys_out, values_out, pred, op);
-      },
-      policy,
-      keys_first,
-      keys_last,
-      values,
-      keys_out,
-      values_out,
-      pred,
-      op);
+    return launch(policy, keys_first, keys_last, values, keys_out, values_out, thrust::equal_to<value_of<KeysIt>>{});
   }
 };
+
+SPSCAN_DETAIL_ROUTED_ALGORITHM(reduce_by_key, reduce_by_key_on_kernel);
 
 } // namespace spscan::detail
 

@@ -49,12 +49,14 @@ constexpr bool selection_runs_on_kernel = runs_on_kernel<Derived, value_of<Input
 
 // The compactions run spscan's programs by default where compaction_bench and select_bench
 // measure them at Thrust's speed or better: the selections, the in-place forms (remove, remove_if,
-// partition, stable_partition and unique: remove.inl, partition.inl, unique.inl) and unique_count.
-// The copying run heads and unique_by_key have their kernel route built and tested, and run
-// Thrust's CUDA backend through the same dispatch: from 2^24 they trail CUB with its count read back
-// (unique_copy) or Thrust (unique_by_key_copy) (docs/design.md#stream-compaction).
+// partition, stable_partition and unique: remove.inl, partition.inl, unique.inl) and unique_count's
+// count of run heads (unique.inl). The copying run heads and unique_by_key have their kernel route
+// built and tested, and run Thrust's CUDA backend through the same dispatch: from 2^24 they trail
+// CUB with its count read back (unique_copy) or Thrust (unique_by_key_copy)
+// (docs/design.md#stream-compaction).
 constexpr bool in_place_selection_is_default = true;
 constexpr bool run_head_selection_is_default = false;
+constexpr bool run_head_count_is_default     = true;
 
 // The kernel routes (route.h) of the selections, with and without a stencil.
 struct copy_if_on_kernel

@@ -84,7 +84,7 @@ struct unique_on_kernel
 struct unique_count_on_kernel
 {
   template <class Derived, class ForwardIt, class... Rest>
-  static constexpr bool serves = selection_runs_on_kernel<Derived, ForwardIt>;
+  static constexpr bool serves = run_head_count_is_default && selection_runs_on_kernel<Derived, ForwardIt>;
 
   template <class Derived, class ForwardIt, class BinaryPred>
   static difference_of<ForwardIt> launch(Derived& policy, ForwardIt first, ForwardIt last, BinaryPred binary_pred)
