@@ -1,4 +1,5 @@
-// reduce_by_key on spscan's program keeps Thrust's contract: for runs of every length, around the
+// reduce_by_key on spscan's program keeps the contract of Thrust's CUDA backend: for runs of every
+// length, around the
 // tile edges of each shape (8192 elements a tile of up to 4-byte values, 4096 for 8-byte ones, the
 // half tiles of inputs of a few tiles) and past many tiles, the keys, the sums and both end
 // iterators are the sequential reference's and Thrust's, integers bit for bit; with a predicate
@@ -136,7 +137,8 @@ std::vector<std::size_t> reduce_sizes()
   return sizes;
 }
 
-// The sequential reduce_by_key: run heads by pred(previous, current), folds left to right in Accum.
+// The sequential reduce_by_key: run heads by pred(previous, current), folds left to right in Accum,
+// and each run's last key (Thrust's CUDA backend's, where the predicate lets a run's keys differ).
 template <class Accum, class K, class V, class Pred, class Op>
 void reference_reduce_by_key(
   const std::vector<K>& keys, const std::vector<V>& values, Pred pred, Op op, std::vector<K>& keys_out, std::vector<Accum>& sums)
@@ -152,7 +154,8 @@ void reference_reduce_by_key(
     }
     else
     {
-      sums.back() = static_cast<Accum>(op(sums.back(), static_cast<Accum>(values[i])));
+      keys_out.back() = keys[i];
+      sums.back()     = static_cast<Accum>(op(sums.back(), static_cast<Accum>(values[i])));
     }
   }
 }

@@ -4,10 +4,8 @@
 
 #include <spscan/detail/config.h>
 #include <spscan/detail/common/call_count.h>
-#include <spscan/detail/common/temporary_storage.h>
 #include <spscan/detail/planner.h>
 #include <spscan/detail/programs/reduce_by_key_program.h>
-#include <spscan/detail/programs/scan_by_key_plan.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <thrust/pair.h>
@@ -19,17 +17,20 @@
 namespace spscan::detail
 {
 
-// A power of two elements a thread, so that a thread's head flags lie in one word: 32 of up to
-// 4 bytes (8192 a tile), 128 bytes above; 3 CTAs per SM, as the by-key scan (its registers: head
-// flags, carries). Half of that for inputs of a few tiles and for a GPU that grants a block less
-// shared memory than the primary shape takes.
-template <class Accum>
-constexpr int run_items = sizeof(Accum) <= 4 ? 32 : sizeof(Accum) <= 8 ? 16 : sizeof(Accum) <= 16 ? 8 : 4;
+// A power of two elements a thread, so that a thread's head flags lie in one word: 32 where values
+// and keys have up to 4 bytes (8192 a tile), 128 bytes of the wider above (the tile keeps both in
+// shared memory); 3 CTAs per SM, as the by-key scan (its registers: head flags, carries). Half of
+// that for inputs of a few tiles and for a GPU that grants a block less shared memory than the
+// primary shape takes.
+template <class Accum, class Key>
+constexpr int run_width = sizeof(Accum) > sizeof(Key) ? int(sizeof(Accum)) : int(sizeof(Key));
+template <int Width>
+constexpr int run_items = Width <= 4 ? 32 : Width <= 8 ? 16 : Width <= 16 ? 8 : 4;
 
-template <class Accum>
-using reduce_by_key_tuning = tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * run_items<Accum>, 3>;
-template <class Accum>
-using reduced_reduce_by_key_tuning = tile_shape<int(sizeof(Accum)), int(sizeof(Accum)) * run_items<Accum> / 2, 3>;
+template <class Accum, class Key, int Width = run_width<Accum, Key>>
+using reduce_by_key_tuning = tile_shape<Width, Width * run_items<Width>, 3>;
+template <class Accum, class Key, int Width = run_width<Accum, Key>>
+using reduced_reduce_by_key_tuning = tile_shape<Width, Width * run_items<Width> / 2, 3>;
 
 // The count of runs in a carry: 4 bytes beside a value of up to 4 (the carry then packs with its
 // status in one word), else 8, which the value's alignment pads to anyway; 8 for any value where
@@ -56,7 +57,8 @@ struct reduce_by_key_plan : classic_launch
 {
   template <class Tuning, class Count = run_count<Accum>>
   using in_shape = reduce_by_key_program<Tuning, KeysIt, ValuesIt, KeysOutIt, ValuesOutIt, Accum, Count, Pred, Op>;
-  using shapes   = kernel_shapes<in_shape<reduce_by_key_tuning<Accum>>, in_shape<reduced_reduce_by_key_tuning<Accum>>>;
+  using key      = value_of<KeysIt>;
+  using shapes   = kernel_shapes<in_shape<reduce_by_key_tuning<Accum, key>>, in_shape<reduced_reduce_by_key_tuning<Accum, key>>>;
   using params   = typename shapes::primary::params;
 
   static constexpr std::size_t item_bytes = sizeof(Accum);
@@ -83,15 +85,6 @@ struct reduce_by_key_plan : classic_launch
   }
 };
 
-template <class KeysIt, class Key>
-SPSCAN_KERNEL void copy_keys(KeysIt keys, std::size_t n, Key* copies)
-{
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-  {
-    copies[i] = keys[static_cast<difference_of<KeysIt>>(i)];
-  }
-}
-
 // Runs the plan on n > 0 keys (raw or unwrapped iterators); returns the count of runs.
 template <class Accum, class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
 std::uint64_t run_reduce_by_key(cuda_policy<Derived>& policy,
@@ -112,9 +105,7 @@ std::uint64_t run_reduce_by_key(cuda_policy<Derived>& policy,
 }
 
 // Reduces by key on the device: the n keys at `keys` (values at `values`) into keys_out and
-// values_out; returns the count of runs. Synchronizes: the count is the call's result. A tile
-// reads its heads' keys again after later tiles may have written their runs, so keys that the
-// keys' output overwrites are read from a copy taken first.
+// values_out; returns the count of runs. Synchronizes: the count is the call's result.
 template <class Accum, class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
 std::uint64_t reduce_by_key_on_device(cuda_policy<Derived>& policy,
                                       KeysIt keys,
@@ -129,26 +120,26 @@ std::uint64_t reduce_by_key_on_device(cuda_policy<Derived>& policy,
   {
     return 0;
   }
-  using key          = value_of<KeysIt>;
-  const auto keys_in = thrust::try_unwrap_contiguous_iterator(keys);
-  const auto out     = thrust::try_unwrap_contiguous_iterator(values_out);
-  const auto keys_to = thrust::try_unwrap_contiguous_iterator(keys_out);
-  const auto from    = thrust::try_unwrap_contiguous_iterator(values);
-  if (output_may_overwrite_keys(keys_in, keys_to, n))
-  {
-    call_storage<Derived> copies(policy, n * sizeof(key));
-    key* copied                  = static_cast<key*>(copies.data());
-    constexpr unsigned threads   = 256;
-    constexpr std::size_t blocks = 4096; // the loop covers the rest
-    const std::size_t needed     = (n + threads - 1) / threads;
-    cudaGetLastError(); // not this call's (launch.h)
-    copy_keys<<<static_cast<unsigned>(needed < blocks ? needed : blocks), threads, 0, stream_of(policy)>>>(keys_in, n, copied);
-    throw_if_failed(cudaGetLastError(), "spscan: copying the keys before reduce_by_key failed");
-    // A pointer keeps the call's type: the copy runs the kernel the call would have run.
-    using keys_type = ::cuda::std::conditional_t<::cuda::std::is_pointer_v<decltype(keys_in)>, decltype(keys_in), const key*>;
-    return run_reduce_by_key<Accum>(policy, static_cast<keys_type>(copied), n, from, keys_to, out, pred, op);
-  }
-  return run_reduce_by_key<Accum>(policy, keys_in, n, from, keys_to, out, pred, op);
+  using plan = reduce_by_key_plan<Accum,
+                                  unwrapped_iterator<KeysIt>,
+                                  unwrapped_iterator<ValuesIt>,
+                                  unwrapped_iterator<KeysOutIt>,
+                                  unwrapped_iterator<ValuesOutIt>,
+                                  Pred,
+                                  Op>;
+  const auto from = thrust::try_unwrap_contiguous_iterator(values);
+  const call_count<Derived> runs(policy);
+  const typename plan::params params{thrust::try_unwrap_contiguous_iterator(keys),
+                                     from,
+                                     thrust::try_unwrap_contiguous_iterator(keys_out),
+                                     thrust::try_unwrap_contiguous_iterator(values_out),
+                                     n,
+                                     pred,
+                                     op,
+                                     runs.address(),
+                                     allows_vector_access(from)};
+  run_planned<plan>(policy, params, n);
+  return runs.read("spscan: reduce_by_key failed");
 }
 
 } // namespace spscan::detail

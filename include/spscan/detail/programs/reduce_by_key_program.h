@@ -4,19 +4,27 @@
 // Runs: element i starts one (is a head) when i == 0 or pred(key[i-1], key[i]) is false, the
 // predicate called as (previous, current); it ends (is a tail) where the next element starts one,
 // or at the input's last element. What travels through the look-back is a run carry: for a span of
-// the input, how many heads lie in it and the fold of its values since its last head. Run k's key
-// goes to keys_out[k] from its head, its fold to values_out[k] from its tail, where k + 1 is the
-// count of heads up to the element.
+// the input, how many heads lie in it and the fold of its values since its last head. Run k's last
+// key (the one Thrust's CUDA backend writes, where a predicate coarser than == lets a run's keys
+// differ) and its fold go to keys_out[k] and values_out[k] from its tail, where k + 1 is the count
+// of heads up to the tail.
 //
 // A tile: each data warp finds its segment's head bits as the by-key scan does
-// (programs/segment_heads.h) and stages its values; each thread folds its elements into a carry,
-// the block scan gives every thread the carry before it and the tile's aggregate, the driver
-// exchanges the aggregate for the tile's exclusive prefix, and each thread replaces its values by
-// their running folds. Then each warp goes through its segment a row of 32 at a time (row j:
-// elements 32 j + lane), so that a row's heads and tails go out to consecutive outputs from
-// consecutive lanes. A head's key is read again from the input: its line was read by this tile a
-// moment before. The folds are the by-key scan's, so their bits depend on the input size and
-// where the runs start only. The last tile writes the count of runs where the host reads it.
+// (programs/segment_heads.h), keeping the keys it reads in shared memory, and stages its values;
+// each thread folds its elements into a carry, the block scan gives every thread the carry before
+// it and the tile's aggregate, the driver exchanges the aggregate for the tile's exclusive prefix,
+// and each thread replaces its values by their running folds. Then each warp goes through its
+// segment a row of 32 at a time (row j: elements 32 j + lane), so that a row's tails go out to
+// consecutive outputs from consecutive lanes. The folds are the by-key scan's, so their bits depend
+// on the input size and where the runs start only. The last tile writes the count of runs where
+// the host reads it.
+//
+// In place (keys_out over the keys, values_out over the values): a tile writes only at or below
+// its own elements, and only once it has its prefix, which every earlier tile publishes after it
+// has staged its keys and values; a tile reads two keys beyond its own, the one before it (which an
+// earlier tile can overwrite only with itself: run k's key goes to k <= its tail, and k == tail
+// means every element up to it is a run of one) and the one after it (which no tile writes before
+// this one has published).
 #pragma once
 
 #include <spscan/detail/accumulator.h>
@@ -109,6 +117,7 @@ struct reduce_by_key_program
   {
     alignas(16) unsigned char slices[warps][slice_bytes];
     std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment heads a run
+    key keys[warps][segment]; // the warp's keys, for the runs' keys
     typename block::shared_storage block;
     bool after_tile_heads; // the element after the tile heads a run (or there is none)
   };
@@ -167,7 +176,11 @@ struct reduce_by_key_program
     {
       before_row = p.keys[static_cast<difference_of<KeysIt>>(at.first - 1)];
     }
-    stage_segment_heads<rows, key_batch>(p.keys, p.pred, before_row, shared.heads[at.warp], at.first, at.valid(), at.lane);
+    key* kept = shared.keys[at.warp];
+    stage_segment_heads<rows, key_batch>(
+      p.keys, p.pred, before_row, shared.heads[at.warp], at.first, at.valid(), at.lane, [&](int i, const key& k) {
+        kept[i] = k;
+      });
   }
 
   // Folds the staged values into runs: thread carries, the block scan, the exchange with the
@@ -214,7 +227,7 @@ struct reduce_by_key_program
     // The heads before the warp's segment: lane 0's.
     const Count heads_before_segment = __shfl_sync(0xffffffffu, running.heads, 0);
     fold_in_place(p, staged, heads, running.value);
-    write_runs(p, shared.heads[at.warp], staged, at, heads_before_segment, after_segment_heads);
+    write_runs(p, shared.heads[at.warp], shared.keys[at.warp], staged, at, heads_before_segment, after_segment_heads);
   }
 
   // The fold of this thread's elements (bit k of `heads`: its element k heads a run). A thread
@@ -259,11 +272,12 @@ struct reduce_by_key_program
     });
   }
 
-  // Writes the warp's runs, a row of 32 elements at a time: each head's key to keys_out and each
-  // tail's fold to values_out, at (heads up to it) - 1.
+  // Writes the warp's runs, a row of 32 elements at a time: each tail's key to keys_out and its
+  // fold to values_out, at (heads up to it) - 1.
   template <class Slice, class Segment>
   __device__ static void write_runs(params& p,
                                     const std::uint32_t* head_words,
+                                    const key* keys,
                                     const Slice& staged,
                                     const Segment& at,
                                     Count heads_before,
@@ -301,13 +315,9 @@ struct reduce_by_key_program
       }
       const Count run = static_cast<Count>(heads_before + __popc(row_heads & lanes_up_to));
       const int e     = j * warp_threads + at.lane;
-      if (row_heads & lane_bit)
-      {
-        p.keys_out[static_cast<difference_of<KeysOutIt>>(run - 1)] =
-          p.keys[static_cast<difference_of<KeysIt>>(at.first + static_cast<std::size_t>(e))];
-      }
       if (row_tails & lane_bit)
       {
+        p.keys_out[static_cast<difference_of<KeysOutIt>>(run - 1)]     = keys[e];
         p.values_out[static_cast<difference_of<ValuesOutIt>>(run - 1)] = staged.at(e);
       }
       heads_before = static_cast<Count>(heads_before + __popc(row_heads));

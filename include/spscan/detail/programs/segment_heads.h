@@ -67,9 +67,23 @@ constexpr int segment_head_batch = [] {
 // of rows at a time with all of a batch's loads in flight, and stores row j's head word in
 // heads[j] (every row's, zero past the input). The key before an element is the previous lane's
 // (a shuffle), the previous row's last lane's, or, for the segment's first element, `before_row`.
-template <int Rows, int KeyBatch, class KeysIt, class Key, class Pred>
-__device__ void stage_segment_heads(
-  const KeysIt& keys, Pred& pred, Key before_row, std::uint32_t* heads, std::size_t first, int valid, int lane)
+// `keep(i, key)` is handed each key that exists, i its element's index in the segment.
+struct keep_no_keys
+{
+  template <class Key>
+  __device__ void operator()(int, const Key&) const
+  {}
+};
+
+template <int Rows, int KeyBatch, class KeysIt, class Key, class Pred, class Keep = keep_no_keys>
+__device__ void stage_segment_heads(const KeysIt& keys,
+                                    Pred& pred,
+                                    Key before_row,
+                                    std::uint32_t* heads,
+                                    std::size_t first,
+                                    int valid,
+                                    int lane,
+                                    Keep keep = {})
 {
   static_assert(Rows % KeyBatch == 0);
 #pragma unroll
@@ -91,6 +105,10 @@ __device__ void stage_segment_heads(
       const int i = (batch_begin + b) * warp_threads + lane;
       const std::uint32_t row_heads = row_head_word(current[b], before_row, i < valid, first == 0 && i == 0, pred, lane);
       before_row                    = row_last_key(current[b]);
+      if (i < valid)
+      {
+        keep(i, current[b]);
+      }
       if (lane == 0)
       {
         heads[batch_begin + b] = row_heads;
