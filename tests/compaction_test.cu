@@ -81,6 +81,7 @@ SPSCAN_TEST_KERNEL_ROUTE(unique_by_key)
 SPSCAN_TEST_KERNEL_ROUTE(unique_by_key_copy)
 SPSCAN_TEST_KERNEL_ROUTE(partition)
 SPSCAN_TEST_KERNEL_ROUTE(stable_partition)
+SPSCAN_TEST_KERNEL_ROUTE(reduce_by_key)
 #undef SPSCAN_TEST_KERNEL_ROUTE
 } // namespace kernel
 
@@ -493,7 +494,7 @@ TEST(CompactionOnGpu, PartitionsAndReduceByKeyGiveThrustsResults)
     EXPECT_EQ(prefix(a, my_ends.first - a.begin()), prefix(c, their_ends.first - c.begin()));
     EXPECT_EQ(prefix(b, my_ends.second - b.begin()), prefix(d, their_ends.second - d.begin()));
 
-    const auto my_sums = spscan::reduce_by_key(thrust::device, in.begin(), in.end(), thrust::make_constant_iterator(3),
+    const auto my_sums = kernel::reduce_by_key(thrust::device, in.begin(), in.end(), thrust::make_constant_iterator(3),
                                                a.begin(), b.begin(), same_quarter{}, thrust::plus<int>{});
     const auto their_sums = thrust::reduce_by_key(thrust::device, in.begin(), in.end(), thrust::make_constant_iterator(3),
                                                   c.begin(), d.begin(), same_quarter{}, thrust::plus<int>{});
