@@ -38,18 +38,6 @@ using namespace bench;
 namespace
 {
 
-// Keys in runs of `run` equal elements (hashed run numbers: neighbouring runs differ).
-template <class T>
-__global__ void fill_runs(T* out, std::size_t n, std::size_t run, std::uint64_t seed)
-{
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-  {
-    const std::size_t r = i / run;
-    out[i]              = static_cast<T>(2 * (hash_index(seed ^ (r * 0xd1b54a32d192ed03ull)) >> 2) + (r & 1));
-  }
-}
-
 struct row
 {
   const char* type;

@@ -37,18 +37,6 @@ using namespace bench;
 namespace
 {
 
-// Keys in runs of `run` equal elements (hashed run numbers: neighbouring runs differ).
-template <class K>
-__global__ void fill_run_keys(K* out, std::size_t n, std::size_t run, std::uint64_t seed)
-{
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-  {
-    const std::size_t r = i / run;
-    out[i]              = static_cast<K>(2 * (hash_index(seed ^ (r * 0xd1b54a32d192ed03ull)) >> 2) + (r & 1));
-  }
-}
-
 // Integers 0..7; floats in [0, 1) with every bit of their mantissa in use, so that sums round.
 template <class V>
 __global__ void fill_values(V* out, std::size_t n, std::uint64_t seed)
@@ -129,7 +117,7 @@ void run_types(const char* types, int reps, int max_log2, std::vector<row>& rows
     const std::size_t n = std::size_t{1} << log2n;
     for (int run : {1, 4, 32, 1024})
     {
-      fill_run_keys<<<grid_for(n, sm_count), 256>>>(keys.get(), n, static_cast<std::size_t>(run), 77);
+      fill_runs<<<grid_for(n, sm_count), 256>>>(keys.get(), n, static_cast<std::size_t>(run), 77);
       CHECK_CUDA(cudaDeviceSynchronize());
       const std::size_t runs = (n + static_cast<std::size_t>(run) - 1) / static_cast<std::size_t>(run);
       const auto roofline = [&](std::size_t bytes) {

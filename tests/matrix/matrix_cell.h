@@ -726,6 +726,20 @@ void check_scan_by_key()
 // reduce_by_key: keys K (Input::zip: (K, K) tuples, into tuples), values T, sums into X; the
 // values' type is the accumulator, as Thrust's.
 
+// A vector's begin, or the zip of two vectors' begins (Input::zip's keys and their outputs).
+template <bool Zip, class Vector>
+auto begin_or_zip(Vector& first, Vector& second)
+{
+  if constexpr (Zip)
+  {
+    return thrust::make_zip_iterator(first.begin(), second.begin());
+  }
+  else
+  {
+    return first.begin();
+  }
+}
+
 enum class reduce_by_key_form
 {
   plain, // reduce_by_key(keys, keys_last, values, keys_out, values_out)
@@ -779,26 +793,8 @@ void check_reduce_by_key()
       return output_first<K, values_form, Policy>(keys_out);
     }
   }();
-  const auto host_key_first = [&] {
-    if constexpr (zip)
-    {
-      return thrust::make_zip_iterator(host_keys.begin(), host_keys2.begin());
-    }
-    else
-    {
-      return host_keys.begin();
-    }
-  }();
-  const auto host_key_result = [&] {
-    if constexpr (zip)
-    {
-      return thrust::make_zip_iterator(expected_keys.begin(), expected_keys2.begin());
-    }
-    else
-    {
-      return expected_keys.begin();
-    }
-  }();
+  const auto host_key_first  = begin_or_zip<zip>(host_keys, host_keys2);
+  const auto host_key_result = begin_or_zip<zip>(expected_keys, expected_keys2);
   const auto first  = values.template device_first<Policy>();
   const auto result = output_first<X, values_form, Policy>(out);
   const auto host   = values.host_first();

@@ -85,25 +85,6 @@ struct reduce_by_key_plan : classic_launch
   }
 };
 
-// Runs the plan on n > 0 keys (raw or unwrapped iterators); returns the count of runs.
-template <class Accum, class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
-std::uint64_t run_reduce_by_key(cuda_policy<Derived>& policy,
-                                KeysIt keys,
-                                std::size_t n,
-                                ValuesIt values,
-                                KeysOutIt keys_out,
-                                ValuesOutIt values_out,
-                                Pred pred,
-                                Op op)
-{
-  using plan = reduce_by_key_plan<Accum, KeysIt, ValuesIt, KeysOutIt, ValuesOutIt, Pred, Op>;
-  const call_count<Derived> runs(policy);
-  const typename plan::params params{
-    keys, values, keys_out, values_out, n, pred, op, runs.address(), allows_vector_access(values)};
-  run_planned<plan>(policy, params, n);
-  return runs.read("spscan: reduce_by_key failed");
-}
-
 // Reduces by key on the device: the n keys at `keys` (values at `values`) into keys_out and
 // values_out; returns the count of runs. Synchronizes: the count is the call's result.
 template <class Accum, class Derived, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
