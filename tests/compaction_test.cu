@@ -1,8 +1,8 @@
 // Thrust's compactions beyond the three selections keep Thrust's contract on spscan: remove_copy
-// and stable_partition_copy on the selection program; unique_count on its count of run heads,
-// remove, remove_if, partition, stable_partition and unique (in place), unique_copy, unique_by_key
-// (in place) and unique_by_key_copy on the selection program too where their routes are the default
-// (select.inl), Thrust's CUDA backend until then; reduce_by_key on its own program where that is
+// and stable_partition_copy on the selection program; unique_count on its count of run heads, and
+// remove, remove_if, partition, stable_partition, unique (in place), unique_copy, unique_by_key (in
+// place) and unique_by_key_copy on the selection program, where their routes are the default
+// (select.inl), Thrust's CUDA backend otherwise; reduce_by_key on its own program where that is
 // its default (reduce_by_key.inl; reduce_by_key_test.cu tests the program), all through spscan's
 // dispatch. On the CPU: host policies give the sequential results, a program's own system gets its own
 // overloads, and Thrust's CUDA policies are recognized as reaching its CUDA backend in every form.
