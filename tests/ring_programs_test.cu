@@ -1,7 +1,8 @@
 // The ring engine (detail/ring/) with the programs beside the plain scan of a raw array: the
 // selection program (copy_if, with a stencil, partition_copy), whose tiles arrive by bulk copy and
 // leave by the scan squad's scattered stores; the by-key scans, whose keys arrive beside the
-// values and whose segments cross tiles and CTAs; and scans whose input the copy engine cannot read
+// values and whose segments cross tiles and CTAs; reduce_by_key, whose keys arrive so too and
+// whose runs leave as the selection's elements do; and scans whose input the copy engine cannot read
 // (a counting_iterator, a transform_iterator, a conversion to a wider accumulator), which the
 // reduce squad stages itself. Each against the classic engine, bit for bit, and against a
 // sequential host reference, for every ring depth the device allows and for one CTA per SM, one
@@ -460,6 +461,158 @@ TEST(RingScanByKey, public_calls_with_double_values_take_the_blocked_shape_from_
     poison(out);
     spscan::inclusive_scan_by_key(thrust::device, keys.begin(), keys.end(), values.begin(), out.begin());
     expect_bitwise_equal(expected, to_host(out), n >= at_the_bound ? "the blocked shape's classic result" : "the 64 KiB shape's classic result");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// reduce_by_key: keys arrive behind the values as for the by-key scan; runs leave by the scan
+// squad's stores, at places the count before the tile gives
+
+template <class K, class T>
+using reduce_by_key_program_for =
+  typename sd::reduce_by_key_plan<T, const K*, const T*, K*, T*, thrust::equal_to<K>, thrust::plus<T>>::shapes::primary;
+
+// What a reduce_by_key wrote: each run's key and fold, in order.
+template <class K, class T>
+struct runs_of
+{
+  std::vector<K> keys;
+  std::vector<T> folds;
+};
+
+template <class K, class T>
+runs_of<K, T> host_runs(const std::vector<K>& keys, const std::vector<T>& values)
+{
+  runs_of<K, T> runs;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+  {
+    if (i == 0 || keys[i - 1] != keys[i])
+    {
+      runs.keys.push_back(keys[i]);
+      runs.folds.push_back(values[i]);
+    }
+    else
+    {
+      runs.folds.back() = static_cast<T>(runs.folds.back() + values[i]);
+    }
+  }
+  return runs;
+}
+
+// Runs the program on the classic engine, then on the ring with every option, into poisoned
+// outputs; every ring run must write the classic run's count, keys and fold bits. Returns the
+// classic runs.
+template <class K, class T, class program = reduce_by_key_program_for<K, T>>
+runs_of<K, T> expect_reduce_by_key_ring_matches_classic(const std::vector<K>& host_keys, const std::vector<T>& host_values)
+{
+  static_assert(program::runs_on_ring, "raw, aligned keys and values take the ring");
+  const std::size_t n = host_keys.size();
+  const thrust::device_vector<K> keys(host_keys.begin(), host_keys.end());
+  const thrust::device_vector<T> values(host_values.begin(), host_values.end());
+  thrust::device_vector<K> keys_out(n);
+  thrust::device_vector<T> folds_out(n);
+  thrust::device_vector<std::uint64_t> total(1);
+  const typename program::params p{thrust::raw_pointer_cast(keys.data()),
+                                   thrust::raw_pointer_cast(values.data()),
+                                   thrust::raw_pointer_cast(keys_out.data()),
+                                   thrust::raw_pointer_cast(folds_out.data()),
+                                   n,
+                                   thrust::equal_to<K>{},
+                                   thrust::plus<T>{},
+                                   thrust::raw_pointer_cast(total.data()),
+                                   true,
+                                   true};
+  auto policy     = thrust::cuda::par.on(0);
+  const auto read = [&] {
+    runs_of<K, T> runs;
+    const std::uint64_t count = total[0];
+    EXPECT_LE(count, n) << "the count of runs";
+    const std::size_t kept = count <= n ? static_cast<std::size_t>(count) : n;
+    const std::vector<K> all_keys = to_host(keys_out);
+    const std::vector<T> all_folds = to_host(folds_out);
+    runs.keys.assign(all_keys.begin(), all_keys.begin() + kept);
+    runs.folds.assign(all_folds.begin(), all_folds.begin() + kept);
+    return runs;
+  };
+  const auto prepare = [&] {
+    poison(keys_out);
+    poison(folds_out);
+    total[0] = ~std::uint64_t{0};
+  };
+  prepare();
+  sd::launch_single_pass<program>(policy, p, n);
+  const runs_of<K, T> classic = read();
+  for_each_ring_option<program>([&](const sd::ring::ring_options& options) {
+    prepare();
+    const bool ran = sd::ring::launch_ring<program>(policy, p, n, p.values, nullptr, &options);
+    EXPECT_TRUE(ran) << "the ring declined a launch it offers";
+    if (ran)
+    {
+      const runs_of<K, T> ring = read();
+      ASSERT_EQ(classic.keys.size(), ring.keys.size()) << "the ring's count of runs";
+      expect_bitwise_equal(classic.keys, ring.keys, "the ring's keys against the classic engine's");
+      expect_bitwise_equal(classic.folds, ring.folds, "the ring's folds against the classic engine's");
+    }
+  });
+  return classic;
+}
+
+// Runs of about `mean` elements (1: almost every element its own; a tile and more; one run over
+// the whole input), integers against the sequential reduce_by_key.
+template <class K, class T>
+void expect_ring_reduce_by_key_exact()
+{
+  using program = reduce_by_key_program_for<K, T>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    for (const double mean : {1.5, 8.0, 20000.0, 0.0})
+    {
+      const std::uint64_t seed = spscan_test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n << ", mean run " << mean);
+      const std::vector<K> host_keys =
+        mean > 0 ? spscan_test::random_segment_keys<K>(n, mean, seed) : std::vector<K>(n, K{7});
+      const std::vector<T> host_values = spscan_test::random_values<T>(n, seed + 1);
+      const runs_of<K, T> classic      = expect_reduce_by_key_ring_matches_classic(host_keys, host_values);
+      const runs_of<K, T> expected     = host_runs(host_keys, host_values);
+      ASSERT_EQ(expected.keys.size(), classic.keys.size()) << "the count of runs";
+      expect_bitwise_equal(expected.keys, classic.keys, "the sequential reduce_by_key's keys");
+      expect_bitwise_equal(expected.folds, classic.folds, "the sequential reduce_by_key's folds");
+    }
+  }
+}
+
+TEST(RingReduceByKey, int32_values_by_int32_keys_equal_the_sequential_reduce_by_key)
+{
+  expect_ring_reduce_by_key_exact<std::int32_t, std::int32_t>();
+}
+
+TEST(RingReduceByKey, uint64_values_by_int64_keys_equal_the_sequential_reduce_by_key)
+{
+  expect_ring_reduce_by_key_exact<std::int64_t, std::uint64_t>();
+}
+
+// 1-byte keys beside 8-byte values: each warp's keys are 512 bytes, inside a block of the copy
+// engine's swizzle.
+TEST(RingReduceByKey, int64_values_by_uint8_keys_equal_the_sequential_reduce_by_key)
+{
+  static_assert(spscan::detail::ring::starts_inside_swizzle_block<typename reduce_by_key_program_for<std::uint8_t, std::int64_t>::key_vectors>);
+  expect_ring_reduce_by_key_exact<std::uint8_t, std::int64_t>();
+}
+
+// Float sums: the ring's bits are the classic engine's (checked inside).
+TEST(RingReduceByKey, float_sums_keep_the_classic_bits)
+{
+  using program = reduce_by_key_program_for<int, float>;
+  SKIP_WITHOUT_RING(program);
+  for (const std::size_t n : ring_sizes<program>())
+  {
+    const std::uint64_t seed = spscan_test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", n " << n);
+    const std::vector<int> host_keys   = spscan_test::random_segment_keys<int>(n, 3000.0, seed);
+    const std::vector<float> host_values = spscan_test::random_values<float>(n, seed + 1);
+    const runs_of<int, float> classic  = expect_reduce_by_key_ring_matches_classic(host_keys, host_values);
+    EXPECT_EQ(host_runs(host_keys, host_values).keys, classic.keys) << "the runs' keys";
   }
 }
 

@@ -65,9 +65,9 @@ public:
     __syncwarp();
   }
 
-  // stage() for a whole segment, on the ring engine, where a few warps stage whole tiles alone:
-  // the loads of a batch of rows (up to 128 bytes of this lane's elements) are all issued before
-  // the first is stored, so that they are in flight together.
+  // stage() for a whole segment: the loads of a batch of rows (up to 128 bytes of this lane's
+  // elements) are all issued before the first is stored, so that they are in flight together (on
+  // the ring engine a few warps stage whole tiles alone).
   template <class Iterator>
   __device__ void stage_whole(Iterator segment) const
   {

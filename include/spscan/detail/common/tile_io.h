@@ -111,4 +111,33 @@ __device__ void with_staged_segment(void* slice, InputIt in, const Segment& at, 
   use(staged);
 }
 
+// with_staged_segment for a program that stages two inputs side by side: the vector layout's
+// loads are only issued, so that the other input's go out while they are in flight; `use` calls
+// wait_for_staged_words() before it reads the slice. A whole segment of elements is read a batch
+// of rows at a time (element_slice::stage_whole), its loads in flight together.
+template <class Vectors, class Elements, bool VectorLayout, class InputIt, class Segment, class Use>
+__device__ void with_segment_on_its_way(void* slice, InputIt in, const Segment& at, bool vector_load, Use&& use)
+{
+  if constexpr (VectorLayout)
+  {
+    if (at.whole() && vector_load)
+    {
+      const Vectors staged(slice, at.lane);
+      staged.start_stage(in);
+      use(staged);
+      return;
+    }
+  }
+  const Elements staged(slice, at.lane, at.valid());
+  if (at.whole())
+  {
+    staged.stage_whole(in);
+  }
+  else
+  {
+    staged.stage(in);
+  }
+  use(staged);
+}
+
 } // namespace spscan::detail

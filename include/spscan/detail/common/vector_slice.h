@@ -25,6 +25,14 @@ struct vector_shape
   static constexpr int per_thread = int(Items * sizeof(T) / 16);
 };
 
+// Waits for every word this thread's start_stage calls issued, and makes the warp's visible to
+// the warp.
+__device__ inline void wait_for_staged_words()
+{
+  NV_IF_TARGET(NV_PROVIDES_SM_80, (asm volatile("cp.async.wait_all;" ::: "memory");))
+  __syncwarp();
+}
+
 // Slice of 16-byte words holding 32 * Items elements of type T.
 template <class T, int Items>
 class vector_slice
@@ -70,8 +78,7 @@ public:
 
   __device__ void finish_stage() const
   {
-    NV_IF_TARGET(NV_PROVIDES_SM_80, (asm volatile("cp.async.wait_all;" ::: "memory");))
-    __syncwarp();
+    wait_for_staged_words();
   }
 
   // stage() for the input's last warp segment, of which only the first `valid` elements exist:

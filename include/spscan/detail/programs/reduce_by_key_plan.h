@@ -50,8 +50,9 @@ struct for_counts_past_32_bits
   }
 };
 
-// How reduce_by_key runs (planner.h), on unwrapped iterators: the classic engine, the reduced
-// shape for 2 to 32 tiles (as the selection).
+// How reduce_by_key runs (planner.h), on unwrapped iterators: the reduced shape for 2 to 32 tiles
+// (as the selection), then the ring engine where the device has it and keys and values are raw,
+// 16-byte aligned pointers (reduce_by_key_program.h), else the classic engine.
 template <class Accum, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
 struct reduce_by_key_plan : classic_launch
 {
@@ -67,17 +68,17 @@ struct reduce_by_key_plan : classic_launch
   using steps = plan_steps<
     step_if<(sizeof(run_count<Accum>) < 8), for_counts_past_32_bits<in_shape<typename Fitting::tuning, std::uint64_t>>>,
     for_few_tiles<32, typename shapes::reduced>,
-    for_every_size<Fitting>>;
+    for_every_size<Fitting, Fitting>>;
 
   template <class RingProgram>
-  static bool ring_accepts(const params&)
+  static bool ring_accepts(const params& p)
   {
-    return false;
+    return p.vector_load && p.keys_vector_load;
   }
   template <class RingProgram>
-  static const void* ring_input(const params&)
+  static const void* ring_input(const params& p)
   {
-    return nullptr;
+    return p.values;
   }
   static void* ring_output(const params&)
   {
@@ -108,9 +109,10 @@ std::uint64_t reduce_by_key_on_device(cuda_policy<Derived>& policy,
                                   unwrapped_iterator<ValuesOutIt>,
                                   Pred,
                                   Op>;
-  const auto from = thrust::try_unwrap_contiguous_iterator(values);
+  const auto keys_from = thrust::try_unwrap_contiguous_iterator(keys);
+  const auto from      = thrust::try_unwrap_contiguous_iterator(values);
   const call_count<Derived> runs(policy);
-  const typename plan::params params{thrust::try_unwrap_contiguous_iterator(keys),
+  const typename plan::params params{keys_from,
                                      from,
                                      thrust::try_unwrap_contiguous_iterator(keys_out),
                                      thrust::try_unwrap_contiguous_iterator(values_out),
@@ -118,7 +120,8 @@ std::uint64_t reduce_by_key_on_device(cuda_policy<Derived>& policy,
                                      pred,
                                      op,
                                      runs.address(),
-                                     allows_vector_access(from)};
+                                     allows_vector_access(from),
+                                     allows_vector_access(keys_from)};
   run_planned<plan>(policy, params, n);
   return runs.read("spscan: reduce_by_key failed");
 }

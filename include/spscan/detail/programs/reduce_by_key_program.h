@@ -9,9 +9,9 @@
 // differ) and its fold go to keys_out[k] and values_out[k] from its tail, where k + 1 is the count
 // of heads up to the tail.
 //
-// A tile: each data warp finds its segment's head bits as the by-key scan does
-// (programs/segment_heads.h), keeping the keys it reads in shared memory, and stages its values;
-// each thread folds its elements into a carry, the block scan gives every thread the carry before
+// A tile: each data warp stages its segment's keys and values in shared memory, both inputs' loads
+// in flight together (as 16-byte words by cp.async where an input is an aligned pointer), and finds
+// the segment's head bits from the staged keys (programs/segment_heads.h); each thread folds its elements into a carry, the block scan gives every thread the carry before
 // it and the tile's aggregate, the driver exchanges the aggregate for the tile's exclusive prefix,
 // and each thread replaces its values by their running folds. Then each warp goes through its
 // segment a row of 32 at a time (row j: elements 32 j + lane), so that a row's tails go out to
@@ -33,6 +33,7 @@
 #include <spscan/detail/common/tile_io.h>
 #include <spscan/detail/common/tuning.h>
 #include <spscan/detail/programs/segment_heads.h>
+#include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/thrust_bridge.h>
 
 #include <cuda/std/type_traits>
@@ -84,6 +85,7 @@ struct reduce_by_key_params
   Op op;
   std::uint64_t* runs_total; // written by the last tile
   bool vector_load; // values are a 16-byte aligned raw pointer
+  bool keys_vector_load; // keys are a 16-byte aligned raw pointer
 };
 
 template <class Tuning, class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Accum, class Count, class Pred, class Op>
@@ -100,24 +102,29 @@ struct reduce_by_key_program
   static constexpr int segment = warp_threads * items;
   static constexpr int rows    = items; // warp-striped rows of a segment: 32 elements each
   static_assert(items <= warp_threads && warp_threads % items == 0, "a thread's head flags share one word");
-  static constexpr int key_batch = segment_head_batch<key, rows>;
 
   using value_in = ::cuda::std::remove_cv_t<::cuda::std::remove_pointer_t<ValuesIt>>;
-  // Values move as 16-byte words straight into shared memory where they can (tile_io.h), their
-  // loads in flight while the keys are read and compared.
+  // Keys and values move as 16-byte words straight into shared memory where they can (tile_io.h);
+  // the keys stay there for the head test and the runs' keys.
   static constexpr bool vector_layout = vector_layout_fits<ValuesIt, Accum*, items> && ::cuda::std::is_same_v<value_in, Accum>;
-  using elements = element_slice<Accum, items>;
-  using vectors  = vector_slice<Accum, items>;
-  using block    = block_scan<carry, warps>;
+  static constexpr bool key_vector_layout =
+    ::cuda::std::is_pointer_v<KeysIt> && 16 % sizeof(key) == 0 && vector_shape<key, items>::fits;
+  using elements     = element_slice<Accum, items>;
+  using vectors      = vector_slice<Accum, items>;
+  using key_elements = element_slice<key, items>;
+  using key_vectors  = vector_slice<key, items>;
+  using block        = block_scan<carry, warps>;
 
   static constexpr std::size_t slice_bytes =
     vector_layout && vectors::bytes > elements::bytes ? vectors::bytes : elements::bytes;
+  static constexpr std::size_t key_slice_bytes =
+    key_vector_layout && key_vectors::bytes > key_elements::bytes ? key_vectors::bytes : key_elements::bytes;
 
   struct shared_storage
   {
     alignas(16) unsigned char slices[warps][slice_bytes];
+    alignas(16) unsigned char key_slices[warps][key_slice_bytes];
     std::uint32_t heads[warps][rows]; // bit l of row j: element 32 j + l of the warp's segment heads a run
-    key keys[warps][segment]; // the warp's keys, for the runs' keys
     typename block::shared_storage block;
     bool after_tile_heads; // the element after the tile heads a run (or there is none)
   };
@@ -148,46 +155,31 @@ struct reduce_by_key_program
         || !p.pred(key(p.keys[static_cast<difference_of<KeysIt>>(tile_end - 1)]),
                    key(p.keys[static_cast<difference_of<KeysIt>>(tile_end)]));
     }
-    const auto values = p.values + static_cast<difference_of<ValuesIt>>(at.first);
-    void* slice       = shared.slices[at.warp];
-    if constexpr (vector_layout)
-    {
-      if (at.whole() && p.vector_load)
-      {
-        const vectors staged(slice, at.lane);
-        staged.start_stage(values);
-        stage_heads(p, shared, at);
-        staged.finish_stage();
-        reduce_staged(p, shared, tile, at, staged);
-        return;
-      }
-    }
-    stage_heads(p, shared, at);
-    const elements staged(slice, at.lane, at.valid());
-    staged.stage(values);
-    reduce_staged(p, shared, tile, at, staged);
-  }
-
-  template <class Segment>
-  __device__ static void stage_heads(params& p, shared_storage& shared, const Segment& at)
-  {
-    key before_row{};
+    key before_segment{};
     if (at.valid() > 0 && at.first > 0)
     {
-      before_row = p.keys[static_cast<difference_of<KeysIt>>(at.first - 1)];
+      before_segment = p.keys[static_cast<difference_of<KeysIt>>(at.first - 1)];
     }
-    key* kept = shared.keys[at.warp];
-    stage_segment_heads<rows, key_batch>(
-      p.keys, p.pred, before_row, shared.heads[at.warp], at.first, at.valid(), at.lane, [&](int i, const key& k) {
-        kept[i] = k;
+    with_segment_on_its_way<key_vectors, key_elements, key_vector_layout>(
+      shared.key_slices[at.warp], p.keys + static_cast<difference_of<KeysIt>>(at.first), at, p.keys_vector_load, [&](const auto& keys) {
+        with_segment_on_its_way<vectors, elements, vector_layout>(
+          shared.slices[at.warp],
+          p.values + static_cast<difference_of<ValuesIt>>(at.first),
+          at,
+          p.vector_load,
+          [&](const auto& staged) {
+            wait_for_staged_words();
+            staged_segment_heads<rows>(keys, p.pred, before_segment, shared.heads[at.warp], at.first, at.valid(), at.lane);
+            reduce_staged(p, shared, tile, at, keys, staged);
+          });
       });
   }
 
   // Folds the staged values into runs: thread carries, the block scan, the exchange with the
   // driver, the running folds in place, then the runs written out.
-  template <class Tile, class Segment, class Slice>
-  __device__ static void
-  reduce_staged(params& p, shared_storage& shared, const Tile& tile, const Segment& at, const Slice& staged)
+  template <class Tile, class Segment, class KeySlice, class Slice>
+  __device__ static void reduce_staged(
+    params& p, shared_storage& shared, const Tile& tile, const Segment& at, const KeySlice& keys, const Slice& staged)
   {
     const std::size_t tile_end = at.tile_begin + static_cast<std::size_t>(at.tile_valid);
     // This thread's head flags: its `items` elements are bits [lane * items, lane * items + items)
@@ -227,7 +219,18 @@ struct reduce_by_key_program
     // The heads before the warp's segment: lane 0's.
     const Count heads_before_segment = __shfl_sync(0xffffffffu, running.heads, 0);
     fold_in_place(p, staged, heads, running.value);
-    write_runs(p, shared.heads[at.warp], shared.keys[at.warp], staged, at, heads_before_segment, after_segment_heads);
+    const int valid = at.valid() < segment ? at.valid() : segment;
+    write_runs(
+      p,
+      [&](int j) {
+        return shared.heads[at.warp][j];
+      },
+      keys,
+      staged,
+      at.lane,
+      valid,
+      heads_before_segment,
+      after_segment_heads);
   }
 
   // The fold of this thread's elements (bit k of `heads`: its element k heads a run). A thread
@@ -273,37 +276,40 @@ struct reduce_by_key_program
   }
 
   // Writes the warp's runs, a row of 32 elements at a time: each tail's key to keys_out and its
-  // fold to values_out, at (heads up to it) - 1.
-  template <class Slice, class Segment>
+  // fold to values_out, at (heads up to it) - 1. `row_heads(j)`: row j's head word; `valid`: the
+  // segment's elements that exist.
+  template <class RowHeads, class KeySlice, class Slice>
   __device__ static void write_runs(params& p,
-                                    const std::uint32_t* head_words,
-                                    const key* keys,
+                                    RowHeads&& row_heads,
+                                    const KeySlice& keys,
                                     const Slice& staged,
-                                    const Segment& at,
+                                    int lane,
+                                    int valid,
                                     Count heads_before,
                                     bool after_segment_heads)
   {
     __syncwarp();
-    const int valid = at.valid() < segment ? at.valid() : segment;
     if (valid <= 0)
     {
       return;
     }
     const int valid_rows              = (valid + warp_threads - 1) / warp_threads;
-    const std::uint32_t lanes_up_to   = 0xffffffffu >> (warp_threads - 1 - at.lane);
-    const std::uint32_t lane_bit      = 1u << at.lane;
+    const std::uint32_t lanes_up_to   = 0xffffffffu >> (warp_threads - 1 - lane);
+    const std::uint32_t lane_bit      = 1u << lane;
     const int last_row                = valid_rows - 1;
     const std::uint32_t last_row_tail = 1u << ((valid - 1) % warp_threads);
+    std::uint32_t next_heads          = row_heads(0);
 #pragma unroll 4
     for (int j = 0; j < valid_rows; ++j)
     {
-      const std::uint32_t row_heads = head_words[j];
+      const std::uint32_t this_heads = next_heads;
       // A row's tails: the elements before its heads; its last where the element after it heads
       // a run; in a partial segment's last row, the input's last element.
-      std::uint32_t row_tails = row_heads >> 1;
+      std::uint32_t row_tails = this_heads >> 1;
       if (j < last_row)
       {
-        row_tails |= (head_words[j + 1] & 1u) << (warp_threads - 1);
+        next_heads = row_heads(j + 1);
+        row_tails |= (next_heads & 1u) << (warp_threads - 1);
       }
       else if (valid == segment)
       {
@@ -313,15 +319,169 @@ struct reduce_by_key_program
       {
         row_tails |= last_row_tail;
       }
-      const Count run = static_cast<Count>(heads_before + __popc(row_heads & lanes_up_to));
-      const int e     = j * warp_threads + at.lane;
+      const Count run = static_cast<Count>(heads_before + __popc(this_heads & lanes_up_to));
+      const int e     = j * warp_threads + lane;
       if (row_tails & lane_bit)
       {
-        p.keys_out[static_cast<difference_of<KeysOutIt>>(run - 1)]     = keys[e];
+        p.keys_out[static_cast<difference_of<KeysOutIt>>(run - 1)]     = keys.at(e);
         p.values_out[static_cast<difference_of<ValuesOutIt>>(run - 1)] = staged.at(e);
       }
-      heads_before = static_cast<Count>(heads_before + __popc(row_heads));
+      heads_before = static_cast<Count>(heads_before + __popc(this_heads));
     }
+  }
+
+  // On the ring engine (ring/ring_driver.h), where keys and values are raw, 16-byte aligned
+  // pointers that take the vector layout and a tile of both fits a 64 KiB stage: the producer
+  // brings a tile's values and, behind them, its keys, each by bulk copy as its bytes' image; the
+  // reduce squad finds each thread's head flags from the keys in the stage (kept for the scan
+  // squad, with the thread's exclusive carry), folds the thread's carry and publishes the tile's;
+  // the scan squad turns the values into their running folds in the stage and writes the runs a
+  // row at a time, as the classic tile does: the same heads, carries and block scan, the same bits.
+  static constexpr std::size_t ring_stage_limit      = std::size_t{64} * 1024; // three stages fit an SM
+  static constexpr std::size_t ring_value_tile_bytes = std::size_t{tuning::tile_items} * sizeof(Accum);
+  static constexpr std::size_t ring_key_tile_bytes   = std::size_t{tuning::tile_items} * sizeof(key);
+  static constexpr std::size_t ring_tile_bytes       = ring_value_tile_bytes + ring_key_tile_bytes;
+  static constexpr bool runs_on_ring = vector_layout && key_vector_layout && ring_tile_bytes <= ring_stage_limit
+                                    && vectors::bytes % ring::swizzle_block_bytes == 0;
+  static constexpr bool ring_copies_input   = true;
+  static constexpr bool ring_stores_by_copy = false; // runs go where the count says
+  // Two prefix warps taking turns, as the selection's: the count needs every aggregate, so a
+  // single prefix warp would read a round trip of states a tile (docs/design.md#the-prefix-warp).
+  static constexpr int ring_prefix_warps = 2;
+  // From 1 MiB of values with a tile per SM, where the few-tile shape ends (reduce_by_key_plan.h).
+  static constexpr std::size_t ring_min_input_bytes = std::size_t{1} << 20;
+
+  struct ring_storage
+  {
+    std::uint32_t heads[threads]; // bit k: element k of the thread heads a run
+    ring::kept_exclusives<carry, threads> exclusive;
+    typename block::shared_storage block;
+    Count tile_heads; // the tile's count of heads
+    bool after_tile_heads; // the element after the tile heads a run (or there is none)
+  };
+
+  static const void* ring_keys(const params& p)
+  {
+    return p.keys;
+  }
+
+  // The keys of warp `warp`'s segment, behind the tile's values in the stage.
+  __device__ static key_vectors ring_key_slice(void* stage, int warp, int lane)
+  {
+    return ring::slice_behind_image<key_vectors>(stage, ring_value_tile_bytes, warp, lane);
+  }
+
+  template <class Tensors, class Barrier>
+  __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
+  {
+    ring::load_tile_image<ring_value_tile_bytes>(tensors.in, stage, tile, loaded);
+    ring::load_tile_image<ring_key_tile_bytes>(
+      tensors.keys, static_cast<unsigned char*>(stage) + ring_value_tile_bytes, tile, loaded);
+  }
+
+  // Nothing: the scan squad's ring_scan has written the tile's runs already (their places depend
+  // on the count before the tile).
+  __device__ static void ring_write(params&, void*, int, std::size_t) {}
+
+  // Reduce squad (threads [0, threads)): the tile's aggregate, in thread 0.
+  template <class Tile>
+  __device__ static carry ring_reduce(params& p, void* stage, ring_storage& storage, const Tile& tile)
+  {
+    const int rank               = static_cast<int>(threadIdx.x);
+    const int lane               = rank % warp_threads;
+    const std::size_t tile_first = tile.first_item();
+    const std::size_t tile_end   = tile_first + static_cast<std::size_t>(tuning::tile_items);
+    // The keys on either side of the tile lie in other tiles: read from device memory, their
+    // loads issued first so that they fly while the heads in the stage are found.
+    key before_tile{}, after_tile{};
+    if (rank == 0 && tile_first > 0)
+    {
+      before_tile = p.keys[static_cast<difference_of<KeysIt>>(tile_first - 1)];
+    }
+    if (rank == threads - 1 && tile_end < p.n)
+    {
+      after_tile = p.keys[static_cast<difference_of<KeysIt>>(tile_end)];
+    }
+    const std::uint32_t heads = staged_tile_thread_heads<segment>(
+      [&](int warp, int slice_lane) {
+        return ring_key_slice(stage, warp, slice_lane);
+      },
+      p.pred,
+      before_tile,
+      tile_first == 0,
+      rank);
+    if (rank == threads - 1)
+    {
+      storage.after_tile_heads = tile_end == p.n || !p.pred(ring_key_slice(stage, warps - 1, lane).at(segment - 1), after_tile);
+    }
+    storage.heads[rank] = heads;
+    auto op             = carry_op(p);
+    const carry thread_carry = thread_carry_of(p, ring::warp_slice_in_stage<vectors>(stage, rank), heads);
+    const auto before_thread = block::scan(storage.block, thread_carry, op, threads, [&] {
+      tile.sync_data_warps();
+    });
+    const carry total = storage.exclusive.keep(rank, before_thread);
+    if (rank == 0)
+    {
+      storage.tile_heads = total.heads;
+    }
+    return total;
+  }
+
+  // Scan squad (rank in [0, threads)): the running folds over the tile's values in its stage, then
+  // its runs written out; the count of runs, after the last tile.
+  template <class Tile>
+  __device__ static void
+  ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const carry& tile_prefix)
+  {
+    const int lane = rank % warp_threads;
+    const int warp = rank / warp_threads;
+    if (rank == 0 && tile.first_item() + static_cast<std::size_t>(tuning::tile_items) == p.n)
+    {
+      *p.runs_total = static_cast<std::uint64_t>(storage.tile_heads) + (tile.has_prefix() ? tile_prefix.heads : 0u);
+    }
+    auto op = carry_op(p);
+    carry running{};
+    if (rank > 0)
+    {
+      const carry exclusive = storage.exclusive.of(rank);
+      running               = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
+    }
+    else if (tile.has_prefix())
+    {
+      running = tile_prefix;
+    }
+    const std::uint32_t heads          = storage.heads[rank];
+    const Count heads_before_segment   = __shfl_sync(0xffffffffu, running.heads, 0);
+    const vectors staged               = ring::warp_slice_in_stage<vectors>(stage, rank);
+    const std::uint32_t* warp_heads    = storage.heads + warp * warp_threads;
+    const bool after_segment_heads     = warp + 1 < warps ? (warp_heads[warp_threads] & 1u) != 0 : storage.after_tile_heads;
+    fold_in_place(p, staged, heads, running.value);
+    write_runs(
+      p,
+      [&](int j) {
+        return row_heads_of_threads(warp_heads, j);
+      },
+      ring_key_slice(stage, warp, lane),
+      staged,
+      lane,
+      segment,
+      heads_before_segment,
+      after_segment_heads);
+  }
+
+  // Row j's head word of a warp's segment, from its threads' head flags (each thread's `items`
+  // elements blocked, so a row holds 32 / items threads' flags).
+  __device__ static std::uint32_t row_heads_of_threads(const std::uint32_t* warp_heads, int j)
+  {
+    constexpr int threads_a_row = warp_threads / items;
+    std::uint32_t word          = 0;
+#pragma unroll
+    for (int t = 0; t < threads_a_row; ++t)
+    {
+      word |= warp_heads[j * threads_a_row + t] << (t * items);
+    }
+    return word;
   }
 };
 

@@ -345,14 +345,7 @@ struct scan_by_key_program
   // The keys of warp `warp`'s segment, behind the tile's values in the stage.
   __device__ static key_vectors ring_key_slice(void* stage, int warp, int lane)
   {
-    if constexpr (ring::starts_inside_swizzle_block<key_vectors>)
-    {
-      return ring::slice_of_warp<key_vectors>(static_cast<unsigned char*>(stage) + ring_value_tile_bytes, warp, lane);
-    }
-    else
-    {
-      return key_vectors(static_cast<unsigned char*>(stage) + ring_value_tile_bytes + warp * key_vectors::bytes, lane);
-    }
+    return ring::slice_behind_image<key_vectors>(stage, ring_value_tile_bytes, warp, lane);
   }
 
   template <class Tensors, class Barrier>
@@ -405,8 +398,6 @@ struct scan_by_key_program
   __device__ static std::uint32_t heads_from_keys_in_stage(params& p, void* stage, const Tile& tile)
   {
     const int rank = static_cast<int>(threadIdx.x);
-    const int lane = rank % warp_threads;
-    const int warp = rank / warp_threads;
     // The key before the tile lies in another tile: read from device memory, its load issued
     // first so that it flies while the heads in the stage are found.
     const std::size_t tile_first = tile.first_item();
@@ -415,34 +406,14 @@ struct scan_by_key_program
     {
       before_tile = p.keys[static_cast<difference_of<KeysIt>>(tile_first - 1)];
     }
-    // This thread's keys, left to right: every head but its first element's.
-    std::uint32_t heads = 0;
-    key first{}, last{};
-    int k = 0;
-    ring_key_slice(stage, warp, lane).for_each([&](const key& x) {
-      if (k == 0)
-      {
-        first = x;
-      }
-      else if (!p.pred(last, x))
-      {
-        heads |= 1u << k;
-      }
-      last = x;
-      ++k;
-    });
-    // The key before the first element: the previous lane's last, the previous segment's last, or
-    // the key before the tile; the input's first element is a head.
-    key before = cub::ShuffleUp<warp_threads>(last, 1, 0, 0xffffffffu);
-    if (lane == 0)
-    {
-      before = warp > 0 ? ring_key_slice(stage, warp - 1, 0).at(segment - 1) : before_tile;
-    }
-    if ((rank == 0 && tile_first == 0) || !p.pred(before, first))
-    {
-      heads |= 1u;
-    }
-    return heads;
+    return staged_tile_thread_heads<segment>(
+      [&](int warp, int lane) {
+        return ring_key_slice(stage, warp, lane);
+      },
+      p.pred,
+      before_tile,
+      tile_first == 0,
+      rank);
   }
 
   // Keeps the thread's heads for the scan squad, folds its carry and runs the block scan: the

@@ -67,23 +67,9 @@ constexpr int segment_head_batch = [] {
 // of rows at a time with all of a batch's loads in flight, and stores row j's head word in
 // heads[j] (every row's, zero past the input). The key before an element is the previous lane's
 // (a shuffle), the previous row's last lane's, or, for the segment's first element, `before_row`.
-// `keep(i, key)` is handed each key that exists, i its element's index in the segment.
-struct keep_no_keys
-{
-  template <class Key>
-  __device__ void operator()(int, const Key&) const
-  {}
-};
-
-template <int Rows, int KeyBatch, class KeysIt, class Key, class Pred, class Keep = keep_no_keys>
-__device__ void stage_segment_heads(const KeysIt& keys,
-                                    Pred& pred,
-                                    Key before_row,
-                                    std::uint32_t* heads,
-                                    std::size_t first,
-                                    int valid,
-                                    int lane,
-                                    Keep keep = {})
+template <int Rows, int KeyBatch, class KeysIt, class Key, class Pred>
+__device__ void stage_segment_heads(
+  const KeysIt& keys, Pred& pred, Key before_row, std::uint32_t* heads, std::size_t first, int valid, int lane)
 {
   static_assert(Rows % KeyBatch == 0);
 #pragma unroll
@@ -105,16 +91,85 @@ __device__ void stage_segment_heads(const KeysIt& keys,
       const int i = (batch_begin + b) * warp_threads + lane;
       const std::uint32_t row_heads = row_head_word(current[b], before_row, i < valid, first == 0 && i == 0, pred, lane);
       before_row                    = row_last_key(current[b]);
-      if (i < valid)
-      {
-        keep(i, current[b]);
-      }
       if (lane == 0)
       {
         heads[batch_begin + b] = row_heads;
       }
     }
   }
+}
+
+// The head words of a warp's staged segment of keys (`keys.at(i)`: element i of the segment, for
+// i < valid; `first`: the segment's first element in the input, `before_segment` the key before
+// it where first > 0), row j's (elements 32 j + lane) in heads[j], zero past the input. Every key
+// comes from shared memory, so a row's vote waits on no load.
+template <int Rows, class KeySlice, class Key, class Pred>
+__device__ void staged_segment_heads(
+  const KeySlice& keys, Pred& pred, const Key& before_segment, std::uint32_t* heads, std::size_t first, int valid, int lane)
+{
+#pragma unroll 4
+  for (int j = 0; j < Rows; ++j)
+  {
+    const int i = j * warp_threads + lane;
+    bool head   = false;
+    if (i < valid)
+    {
+      if (i == 0)
+      {
+        head = first == 0 || !pred(before_segment, keys.at(0));
+      }
+      else
+      {
+        head = !pred(keys.at(i - 1), keys.at(i));
+      }
+    }
+    const std::uint32_t row_heads = __ballot_sync(0xffffffffu, head);
+    if (lane == 0)
+    {
+      heads[j] = row_heads;
+    }
+  }
+  __syncwarp();
+}
+
+// The head flags of data thread `rank`'s elements in a tile whose keys are staged, each thread's
+// `items` keys blocked in its warp's slice (`key_slice(w, l)`: warp w's slice as lane l reads it,
+// a segment of `Segment` keys): bit k for its element k. The key before the tile is
+// `before_tile` (read by rank 0 alone); the input's first element is a head where `tile_is_first`.
+template <int Segment, class KeySliceOf, class Key, class Pred>
+__device__ std::uint32_t
+staged_tile_thread_heads(KeySliceOf&& key_slice, Pred& pred, const Key& before_tile, bool tile_is_first, int rank)
+{
+  const int lane = rank % warp_threads;
+  const int warp = rank / warp_threads;
+  // This thread's keys, left to right: every head but its first element's.
+  std::uint32_t heads = 0;
+  Key first{}, last{};
+  int k = 0;
+  key_slice(warp, lane).for_each([&](const Key& x) {
+    if (k == 0)
+    {
+      first = x;
+    }
+    else if (!pred(last, x))
+    {
+      heads |= 1u << k;
+    }
+    last = x;
+    ++k;
+  });
+  // The key before the first element: the previous lane's last, the previous segment's last, or
+  // the key before the tile.
+  Key before = cub::ShuffleUp<warp_threads>(last, 1, 0, 0xffffffffu);
+  if (lane == 0)
+  {
+    before = warp > 0 ? key_slice(warp - 1, 0).at(Segment - 1) : before_tile;
+  }
+  if ((rank == 0 && tile_is_first) || !pred(before, first))
+  {
+    heads |= 1u;
+  }
+  return heads;
 }
 
 // Each warp takes `rows` words (32 elements each) at a time, every lane reading one key of each

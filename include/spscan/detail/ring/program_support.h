@@ -62,6 +62,22 @@ __device__ Slice warp_slice_in_stage(void* stage, int rank, Extra... extra)
   }
 }
 
+// The slice of warp `warp` in a second image that follows a tile's first in its stage, from byte
+// `first_image_bytes` (a whole number of swizzle blocks): the keys behind a by-key tile's values.
+template <class Slice>
+__device__ Slice slice_behind_image(void* stage, std::size_t first_image_bytes, int warp, int lane)
+{
+  unsigned char* const image = static_cast<unsigned char*>(stage) + first_image_bytes;
+  if constexpr (starts_inside_swizzle_block<Slice>)
+  {
+    return slice_of_warp<Slice>(image, warp, lane);
+  }
+  else
+  {
+    return Slice(image + warp * Slice::bytes, lane);
+  }
+}
+
 // The input element where the segment of `rank`'s warp in `tile` begins (segments of `segment`
 // elements, tiles of `tile_items`).
 __device__ inline std::size_t warp_segment_first(std::size_t tile, std::size_t tile_items, int rank, int segment)
