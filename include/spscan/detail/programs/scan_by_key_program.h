@@ -351,9 +351,7 @@ struct scan_by_key_program
   template <class Tensors, class Barrier>
   __device__ static void ring_load(const Tensors& tensors, void* stage, std::size_t tile, Barrier& loaded)
   {
-    ring::load_tile_image<ring_value_tile_bytes>(tensors.in, stage, tile, loaded);
-    ring::load_tile_image<ring_key_tile_bytes>(
-      tensors.keys, static_cast<unsigned char*>(stage) + ring_value_tile_bytes, tile, loaded);
+    ring::load_values_and_keys<ring_value_tile_bytes, ring_key_tile_bytes>(tensors, stage, tile, loaded);
   }
 
   template <class Tensors>

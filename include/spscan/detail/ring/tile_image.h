@@ -24,6 +24,14 @@ __device__ void load_tile_image(const CUtensorMap& map, void* stage, std::size_t
   }
 }
 
+// A by-key tile: its values' image, and its keys' (ValueBytes and KeyBytes a tile) behind it.
+template <std::size_t ValueBytes, std::size_t KeyBytes, class Tensors>
+__device__ void load_values_and_keys(const Tensors& tensors, void* stage, std::size_t tile, barrier& done)
+{
+  load_tile_image<ValueBytes>(tensors.in, stage, tile, done);
+  load_tile_image<KeyBytes>(tensors.keys, static_cast<unsigned char*>(stage) + ValueBytes, tile, done);
+}
+
 template <std::size_t TileBytes>
 __device__ void store_tile_image(const CUtensorMap& map, const void* stage, std::size_t tile)
 {
