@@ -183,8 +183,7 @@ public:
   __device__ T at(int i) const
   {
     T element;
-    memcpy(&element, reinterpret_cast<const unsigned char*>(words_ + slot(i / per_word)) + (i % per_word) * sizeof(T),
-           sizeof(T));
+    memcpy(&element, element_address(i), sizeof(T));
     return element;
   }
 
@@ -294,6 +293,18 @@ private:
   __device__ int slot(int i) const
   {
     return i ^ (((i >> 3) + phase_) & 7);
+  }
+
+  // Where element i lies. Its alignment is stated because the compiler cannot see it: without
+  // it, memcpy of an element becomes sizeof(T) byte loads. Words are 16-byte aligned and element
+  // k of a word starts k * sizeof(T) bytes in, so the element is aligned to sizeof(T)'s lowest
+  // set bit.
+  __device__ const unsigned char* element_address(int i) const
+  {
+    constexpr std::size_t alignment = sizeof(T) & (~sizeof(T) + 1);
+    const unsigned char* word       = reinterpret_cast<const unsigned char*>(words_ + slot(i / per_word));
+    return static_cast<const unsigned char*>(
+      __builtin_assume_aligned(word + (i % per_word) * sizeof(T), alignment < 16 ? alignment : 16));
   }
 
   uint4* words_;
