@@ -27,6 +27,7 @@
 #include <spscan/detail/common/blocked_look_back.h>
 #include <spscan/detail/common/look_back.h>
 #include <spscan/detail/common/tile_state.h>
+#include <spscan/detail/programs/run_carry.h>
 #include <spscan/detail/programs/segment_carry.h>
 
 #include <support/blocked_reference.h>
@@ -48,6 +49,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -100,6 +102,12 @@ template <class T>
 bool same_bits(const T& x, const T& y)
 {
   return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+// A run carry's fields bit for bit, not its padding: a state's word holds the fields alone, so
+// the padding of a carry read back says nothing about the one published.
+bool same_bits(const run_carry<double, std::uint32_t>& x, const run_carry<double, std::uint32_t>& y)
+{
+  return same_bits(x.value, y.value) && x.heads == y.heads;
 }
 
 template <class T>
@@ -247,6 +255,27 @@ segment_float random_segment_float(splitmix& random)
 {
   const float value = random_float(random);
   return {value, random.next() % 48 == 0 ? 1u : 0u};
+}
+
+// reduce_by_key's run carry over doubles, in its own packed layout (programs/run_carry.h): the
+// library's combine around double sums. About one aggregate in 48 holds heads (one to three), so
+// that folds run long between them; a carry with heads does not absorb (its count still adds).
+using run_double = run_carry<double, std::uint32_t>;
+struct run_double_then
+{
+  run_double operator()(const run_double& a, const run_double& b) const
+  {
+    double_plus plus{};
+    return run_carry_op<double, std::uint32_t, double_plus>{plus}(a, b);
+  }
+};
+double random_double(splitmix& random);
+run_double random_run_double(splitmix& random)
+{
+  run_double carry{}; // padding zeroed: carries are compared byte for byte
+  carry.value = random_double(random);
+  carry.heads = random.next() % 48 == 0 ? 1u + static_cast<std::uint32_t>(random.below(3)) : 0u;
+  return carry;
 }
 
 // The look-back's absorbing values for a carry type (look_back.h): the segment carry's starts.
@@ -1354,6 +1383,7 @@ using packed_float       = packed_tile_state<float>;
 using packed_double      = packed_tile_state<double>; // a 128-bit word
 using split_affine_float = split_tile_state<affine_float>;
 using packed_segment     = packed_tile_state<segment_float>; // a 128-bit word
+using packed_run_double  = run_tile_state<double>;
 
 const auto affine16_data = fresh_data<affine16>(random_affine16);
 const auto mat2_data     = fresh_data<mat2>(random_mat2);
@@ -1487,6 +1517,12 @@ TEST(LookBackModel, SegmentCarriesStoppingAtSegmentStartsArePublishedBitwiseAsTh
   expect_bitwise_left_fold<packed_segment, segment_float>(segment_float_then{}, random_segment_float);
 }
 
+TEST(LookBackModel, RunCarriesOfDoublesInTheirPackedLayoutArePublishedBitwiseAsTheLeftFold)
+{
+  static_assert(std::is_same_v<tile_state_for<run_double>, packed_run_double>, "one 128-bit word a state");
+  expect_bitwise_left_fold<packed_run_double, run_double>(run_double_then{}, random_run_double);
+}
+
 // ----------------------------------------------------------------------------------------------
 // Teeth: each planted bug makes the checker report mismatches within a bounded number of
 // schedules. The library is untouched; the bugs enter through the model's own seams.
@@ -1564,6 +1600,11 @@ TEST(TileStateEpochs, AStateOfAnotherEpochReadsAsNothingInEveryLayout)
   check(segment_tile_state<int>(words.data(), nullptr), segment_carry<int>{-9, true}, "segment carry, 64-bit word");
   std::fill(words.begin(), words.end(), 0);
   check(segment_tile_state<double>(words.data(), nullptr), segment_carry<double>{0.25, false}, "segment carry, 128-bit word");
+  std::fill(words.begin(), words.end(), 0);
+  run_double run{};
+  run.value = -0.75;
+  run.heads = 0xfffffffeu;
+  check(run_tile_state<double>(words.data(), nullptr), run, "run carry, 128-bit word");
 }
 
 TEST(LookBackModel, CallsOnStorageTheLastCallLeftGiveTheLeftFoldInBothLayoutsAndTheBlockedFold)

@@ -32,12 +32,6 @@ using reduce_by_key_tuning = tile_shape<Width, Width * run_items<Width>, 3>;
 template <class Accum, class Key, int Width = run_width<Accum, Key>>
 using reduced_reduce_by_key_tuning = tile_shape<Width, Width * run_items<Width> / 2, 3>;
 
-// The count of runs in a carry: 4 bytes beside a value of up to 4 (the carry then packs with its
-// status in one word), else 8, which the value's alignment pads to anyway; 8 for any value where
-// the input has 2^32 elements or more (for_counts_past_32_bits).
-template <class Accum>
-using run_count = ::cuda::std::conditional_t<(sizeof(Accum) <= 4), std::uint32_t, std::uint64_t>;
-
 // Inputs whose count of runs may not fit 32 bits.
 template <class Program>
 struct for_counts_past_32_bits

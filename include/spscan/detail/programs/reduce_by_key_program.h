@@ -32,6 +32,7 @@
 #include <spscan/detail/common/block_scan.h>
 #include <spscan/detail/common/tile_io.h>
 #include <spscan/detail/common/tuning.h>
+#include <spscan/detail/programs/run_carry.h>
 #include <spscan/detail/programs/segment_heads.h>
 #include <spscan/detail/ring/program_support.h>
 #include <spscan/detail/thrust_bridge.h>
@@ -42,36 +43,6 @@
 
 namespace spscan::detail
 {
-
-// Heads up to 2^32 - 1 in a 4-byte count (the carry of a value of up to 4 bytes then packs with
-// its status in one 128-bit word, common/tile_state.h), more in an 8-byte one.
-template <class Accum, class Count>
-struct run_carry
-{
-  Accum value;
-  Count heads;
-};
-
-// The run carries' combine, from the user's op: op(earlier, later) only, never on a value that is
-// not the fold of input values:
-//   (a, b) -> {b.heads ? b.value : op(a.value, b.value), a.heads + b.heads},
-// associative whenever op is.
-template <class Accum, class Count, class Op>
-struct run_carry_op
-{
-  Op& op;
-
-  _CCCL_EXEC_CHECK_DISABLE
-  SPSCAN_HOST_DEVICE run_carry<Accum, Count> operator()(const run_carry<Accum, Count>& a,
-                                                        const run_carry<Accum, Count>& b) const
-  {
-    // Zeroed first, padding too: a carry in the split tile layout is published whole.
-    run_carry<Accum, Count> combined{};
-    combined.value = b.heads != 0 ? b.value : static_cast<Accum>(op(a.value, b.value));
-    combined.heads = static_cast<Count>(a.heads + b.heads);
-    return combined;
-  }
-};
 
 template <class KeysIt, class ValuesIt, class KeysOutIt, class ValuesOutIt, class Pred, class Op>
 struct reduce_by_key_params
@@ -438,17 +409,7 @@ struct reduce_by_key_program
     {
       *p.runs_total = static_cast<std::uint64_t>(storage.tile_heads) + (tile.has_prefix() ? tile_prefix.heads : 0u);
     }
-    auto op = carry_op(p);
-    carry running{};
-    if (rank > 0)
-    {
-      const carry exclusive = storage.exclusive.of(rank);
-      running               = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
-    }
-    else if (tile.has_prefix())
-    {
-      running = tile_prefix;
-    }
+    const carry running = storage.exclusive.before(rank, tile, tile_prefix, carry_op(p));
     const std::uint32_t heads          = storage.heads[rank];
     const Count heads_before_segment   = __shfl_sync(0xffffffffu, running.heads, 0);
     const vectors staged               = ring::warp_slice_in_stage<vectors>(stage, rank);

@@ -434,17 +434,7 @@ struct scan_by_key_program
   __device__ static void
   ring_scan(params& p, void* stage, const ring_storage& storage, int rank, const Tile& tile, const carry& tile_prefix)
   {
-    auto op = carry_op(p);
-    carry running{};
-    if (rank > 0)
-    {
-      const carry exclusive = storage.exclusive.of(rank);
-      running               = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
-    }
-    else if (tile.has_prefix())
-    {
-      running = tile_prefix;
-    }
+    const carry running = storage.exclusive.before(rank, tile, tile_prefix, carry_op(p));
     write_results(p, ring::warp_slice_in_stage<vectors>(stage, rank), storage.heads[rank], running);
   }
 

@@ -109,6 +109,25 @@ struct kept_exclusives
   {
     return *reinterpret_cast<const T*>(slots[thread]);
   }
+
+  // The fold of everything before `thread`'s first element, for the scan squad: the tile's
+  // prefix where the tile has one, then the thread's kept fold where it has one; T{} for the
+  // input's first thread, which has neither.
+  template <class Tile, class Op>
+  __device__ T before(int thread, const Tile& tile, const T& tile_prefix, Op&& op) const
+  {
+    T running{};
+    if (thread > 0)
+    {
+      const T exclusive = of(thread);
+      running           = tile.has_prefix() ? op(tile_prefix, exclusive) : exclusive;
+    }
+    else if (tile.has_prefix())
+    {
+      running = tile_prefix;
+    }
+    return running;
+  }
 };
 
 } // namespace spscan::detail::ring
